@@ -1,0 +1,59 @@
+/// @file datagen.hpp
+/// @brief Deterministic, seeded dataset generation (same seed, same bytes on every machine).
+///
+/// Random values come from std::mt19937_64, whose output sequence the C++ standard fixes, mapped
+/// to floats by hand (not by std::uniform_real_distribution, whose algorithm is left to the
+/// library), so a case regenerated anywhere is bit-identical.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "convlab/dataset.hpp"
+
+namespace convlab {
+
+/// What to generate for one conv2d case.
+struct Conv2dSpec {
+  std::string name;         ///< folder name, e.g. "k5_37x53"
+  Conv2dShape shape;
+  std::uint64_t seed = 0;   ///< drives every random value of the case
+  std::string description;
+};
+
+/// What to generate for one conv-layer case.
+struct ConvLayerSpec {
+  std::string name;
+  ConvLayerShape shape;
+  std::uint64_t seed = 0;
+  std::string description;
+};
+
+/// Random non-uniform inputs from the spec's seed, expected output from the CPU reference.
+Conv2dCase generate_case(const Conv2dSpec& spec);
+/// Random non-uniform inputs from the spec's seed, expected output from the CPU reference.
+ConvLayerCase generate_case(const ConvLayerSpec& spec);
+
+/// The small cases whose values a reader checks by hand (seeds' worked examples, recomputed).
+std::vector<Conv2dCase> hand_conv2d_cases();
+/// The small conv-layer cases whose values a reader checks by hand.
+std::vector<ConvLayerCase> hand_conv_layer_cases();
+
+/// The committed public conv2d set: edge sizes, several mask widths, odd and even.
+std::vector<Conv2dSpec> public_conv2d_specs();
+/// The committed public conv-layer set: strides, paddings, dilations, 1×1 to 7×7, 1..many channels.
+std::vector<ConvLayerSpec> public_conv_layer_specs();
+
+/// A fresh random conv2d set drawn from `seed`: `count` cases of random sizes (1..max_side)
+/// and mask widths from `mask_widths`.
+std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int max_side,
+                                            const std::vector<int>& mask_widths);
+/// A fresh random conv-layer set drawn from `seed`.
+std::vector<ConvLayerSpec> random_conv_layer_specs(std::uint64_t seed, int count);
+
+/// Writes every public case (hand-made and generated) under `root/conv2d` and `root/conv_layer`.
+/// @returns the number of cases written.
+int write_public_datasets(const std::filesystem::path& root);
+
+}  // namespace convlab

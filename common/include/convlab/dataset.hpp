@@ -1,0 +1,83 @@
+/// @file dataset.hpp
+/// @brief Dataset cases on disk: a folder with `case.json` and `.npy` files (datasets/README.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "convlab/reference.hpp"
+#include "convlab/shapes.hpp"
+#include "convlab/tensor.hpp"
+
+namespace convlab {
+
+/// A malformed case folder; what() names the file and what is wrong.
+class DatasetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Which of the two problems a case poses.
+enum class Problem { conv2d, conv_layer };
+
+/// "conv2d" or "conv_layer", as written in case.json.
+const char* problem_name(Problem p);
+
+/// Version of the case.json format this code reads and writes.
+inline constexpr int kCaseFormatVersion = 1;
+
+/// The metadata of a case, from its `case.json`.
+struct CaseInfo {
+  std::filesystem::path dir;  ///< the case folder
+  std::string name;           ///< e.g. "k5_37x53"; unique within its problem
+  Problem problem = Problem::conv2d;
+  Conv2dShape conv2d;         ///< valid when problem == conv2d
+  ConvLayerShape layer;       ///< valid when problem == conv_layer
+  std::uint64_t seed = 0;     ///< generator seed (0 for hand-made cases)
+  std::string description;    ///< one line for people
+  /// "conv2d/k5_37x53", the name used in reports.
+  [[nodiscard]] std::string id() const;
+};
+
+/// A conv2d case in memory.
+struct Conv2dCase {
+  CaseInfo info;
+  Tensor<float> image;                    ///< N, H×W
+  Tensor<float> mask;                     ///< M, K×K
+  std::optional<Tensor<double>> expected; ///< P from the reference, H×W (absent for graders' children)
+};
+
+/// A conv-layer case in memory.
+struct ConvLayerCase {
+  CaseInfo info;
+  Tensor<float> x;                        ///< X, B×C×H×W
+  Tensor<float> w;                        ///< W, M×C×K×K
+  std::optional<Tensor<double>> expected; ///< Y, B×M×Ho×Wo
+  [[nodiscard]] ConvLayerParams params() const {
+    return {info.layer.stride, info.layer.padding, info.layer.dilation};
+  }
+};
+
+/// Reads and validates `dir/case.json`. @throws DatasetError
+CaseInfo read_case_info(const std::filesystem::path& dir);
+
+/// Loads a conv2d case; the expected output is read only when `with_expected` and present.
+/// Shapes in the files must agree with case.json. @throws DatasetError, NpyError
+Conv2dCase load_conv2d_case(const std::filesystem::path& dir, bool with_expected = true);
+/// Loads a conv-layer case, as load_conv2d_case. @throws DatasetError, NpyError
+ConvLayerCase load_conv_layer_case(const std::filesystem::path& dir, bool with_expected = true);
+
+/// Writes a case folder (case.json and its .npy files), creating `dir`.
+void write_case(const std::filesystem::path& dir, const Conv2dCase& c);
+/// Writes a case folder (case.json and its .npy files), creating `dir`.
+void write_case(const std::filesystem::path& dir, const ConvLayerCase& c);
+
+/// The case folders under `path`: `path` itself if it holds a case.json, else every folder
+/// below it (at any depth) that does, sorted by path. @throws DatasetError if there are none.
+std::vector<std::filesystem::path> find_cases(const std::filesystem::path& path);
+
+}  // namespace convlab

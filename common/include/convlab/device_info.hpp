@@ -1,0 +1,49 @@
+/// @file device_info.hpp
+/// @brief What GPU is present, and the measured ceilings (copy bandwidth, FMA rate) that
+///        the roofline of every report uses. Callable from CPU-only code: without CUDA,
+///        query_device() explains why there is no device.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace convlab {
+
+/// Properties of the GPU in use.
+struct DeviceInfo {
+  int index = 0;
+  std::string name;                ///< e.g. "NVIDIA H200"
+  int cc_major = 0;                ///< compute capability
+  int cc_minor = 0;
+  int sm_count = 0;
+  long long global_memory_bytes = 0;
+  long long l2_bytes = 0;
+  long long shared_memory_per_sm = 0;
+  long long shared_memory_per_block_optin = 0;
+  int max_threads_per_sm = 0;
+  int sm_clock_khz = 0;
+  int memory_clock_khz = 0;
+  int memory_bus_bits = 0;
+  std::string driver;              ///< "13.0" style driver API version
+  std::string runtime;             ///< runtime version
+  /// "NVIDIA H200 (sm_90, 132 SMs, 141 GB)".
+  [[nodiscard]] std::string describe() const;
+};
+
+/// The first GPU, or nullopt with the reason in `why_not` ("no CUDA-capable device is
+/// detected", "convlab was built without CUDA", ...).
+std::optional<DeviceInfo> query_device(std::string* why_not = nullptr);
+
+/// Ceilings measured on the GPU now: the roofline's two slopes.
+struct Ceilings {
+  double copy_bytes_per_s = 0;  ///< device-to-device float4 copy, bytes read + written per second
+  double fma_flops_per_s = 0;   ///< fp32 FMA loop, 2 flops per FMA
+};
+
+/// Measures Ceilings (about a second of GPU time). @throws std::runtime_error without a GPU.
+Ceilings measure_ceilings();
+
+/// Roofline time in seconds: `max(bytes / BW, flops / F)`.
+double roofline_seconds(double bytes, double flops, const Ceilings& c);
+
+}  // namespace convlab

@@ -1,0 +1,80 @@
+/// @file lab_api.cuh
+/// @brief The interface every lab implements: argument structs and the functions of labs 01–07.
+///
+/// A lab source file includes this header and defines the functions declared for its lab.
+/// All pointers are device pointers; inputs are already on the GPU and the output buffer has
+/// been filled with NaN. A lab function enqueues its kernels on the default stream, checks
+/// every launch with `CUDA_CHECK(cudaGetLastError())`, and returns without synchronizing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "convlab/cuda_check.cuh"
+#include "convlab/shapes.hpp"
+
+namespace convlab {
+
+/// Arguments of a conv2d lab (labs 01–05, 07), in the lecture's names.
+struct Conv2dArgs {
+  const float* N;  ///< input image, height×width, row-major
+  const float* M;  ///< mask, mask_width×mask_width, row-major
+  float* P;        ///< output image, height×width, row-major
+  int height;
+  int width;
+  int mask_width;  ///< K; labs 01–05 are given odd K only, lab 07 also K = 2, 4, 6
+};
+
+/// Arguments of a conv-layer lab (lab 06).
+struct ConvLayerArgs {
+  const float* X;        ///< input, [B][C][H][W]
+  const float* W;        ///< weights, [M][C][K][K]
+  float* Y;              ///< output, [B][M][Ho][Wo]
+  ConvLayerShape shape;  ///< B, C, M, H, W, K, stride, padding, dilation
+};
+
+/// Marks the calling lab function as not implemented yet: the runner then reports
+/// "not implemented" instead of a list of wrong values. Stubs call it; delete the call once
+/// the function does its job.
+void not_implemented(const char* what);
+
+// --- Lab 01: naive, everything in global memory; the talk's four const __restrict__ variants.
+namespace lab01 {
+void conv2d_no_restrict(const Conv2dArgs& a);    ///< no pointer is const __restrict__
+void conv2d_mask_restrict(const Conv2dArgs& a);  ///< only the mask is const __restrict__
+void conv2d_input_restrict(const Conv2dArgs& a); ///< only the input is const __restrict__
+void conv2d_both_restrict(const Conv2dArgs& a);  ///< input and mask are const __restrict__
+}  // namespace lab01
+
+// --- Lab 02: the mask in __constant__ memory.
+namespace lab02 {
+void conv2d_constant_mask(const Conv2dArgs& a);
+}  // namespace lab02
+
+// --- Lab 03: tiling strategy 1, block covers the output tile, input tile loaded in steps.
+namespace lab03 {
+void conv2d_tiled_output(const Conv2dArgs& a);
+}  // namespace lab03
+
+// --- Lab 04: tiling strategy 2, block covers the input tile, some threads idle for output.
+namespace lab04 {
+void conv2d_tiled_input(const Conv2dArgs& a);
+}  // namespace lab04
+
+// --- Lab 05: tiling strategy 3, only the core in shared memory, halo through the caches.
+namespace lab05 {
+void conv2d_tiled_cached_halo(const Conv2dArgs& a);
+}  // namespace lab05
+
+// --- Lab 06: conv layers through im2col, three steps.
+namespace lab06 {
+void conv_layer_unroll_gemm(const ConvLayerArgs& a);         ///< step 1: explicit unroll + tiled GEMM
+void conv_layer_fused_gemm(const ConvLayerArgs& a);          ///< step 2: unrolling fused into the tile load
+void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint register/shared tiling
+}  // namespace lab06
+
+// --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
+namespace lab07 {
+void conv2d_register_tiled(const Conv2dArgs& a);
+}  // namespace lab07
+
+}  // namespace convlab

@@ -1,0 +1,25 @@
+/// @file lab_config.hpp
+/// @brief The launch configurations of labs 01–05: one place that the lab sources (as template
+///        arguments) and the analysis model (for its predictions) both read, so that the
+///        prediction is always about the kernel that runs.
+#pragma once
+
+namespace convlab::config {
+
+/// Labs 01 and 02 (untiled): one thread per output, blocks of kUntiledBlockX × kUntiledBlockY.
+inline constexpr int kUntiledBlockX = 32;
+inline constexpr int kUntiledBlockY = 8;
+
+/// Lab 03 (strategy 1): the block is the TILE_WIDTH×TILE_WIDTH output tile; the
+/// (TILE_WIDTH+K-1)² input tile is loaded in ⌈IN_TILE²/TILE_WIDTH²⌉ steps.
+inline constexpr int kLab03TileWidth = 32;
+
+/// Lab 04 (strategy 2): the block is the IN_TILE×IN_TILE input tile; OUT_TILE = IN_TILE-K+1
+/// of its threads per dimension compute.
+inline constexpr int kLab04InTile = 32;
+
+/// Lab 05 (strategy 3): the block is the TILE_WIDTH×TILE_WIDTH output tile and only that core
+/// goes to shared memory; the halo is read from global memory through the caches.
+inline constexpr int kLab05TileWidth = 32;
+
+}  // namespace convlab::config

@@ -1,0 +1,40 @@
+/// @file reference.hpp
+/// @brief CPU reference convolutions, accumulated in double, exactly as design.md defines them.
+///
+/// Each reference has an `_abs_sum` twin that returns `S = Σ|term|` per output (the same
+/// convolution on |input| and |mask|); compare.hpp turns S into the allowed error.
+#pragma once
+
+#include "convlab/shapes.hpp"
+#include "convlab/tensor.hpp"
+
+namespace convlab {
+
+/// conv2d reference. @param image H×W float32, @param mask K×K float32 (1 ≤ K ≤ 17, odd or even).
+/// @returns H×W in double: `P[i][j] = Σ_{p,q} N[i-r+p][j-r+q]·M[p][q]`, `r=(K-1)/2`, zero ghosts.
+/// @throws std::invalid_argument if the tensors are not 2-D or the mask is not square.
+Tensor<double> conv2d_reference(const Tensor<float>& image, const Tensor<float>& mask);
+
+/// Σ|N[i-r+p][j-r+q]|·|M[p][q]| per output: the S of the tolerance rule.
+Tensor<double> conv2d_abs_sum(const Tensor<float>& image, const Tensor<float>& mask);
+
+/// Stride, padding and dilation of a conv layer (batch, channels, sizes come from the tensors).
+struct ConvLayerParams {
+  int stride = 1;    ///< S ≥ 1
+  int padding = 0;   ///< P ≥ 0
+  int dilation = 1;  ///< D ≥ 1
+};
+
+/// Shape of a conv layer given its input `X[B][C][H][W]` and weights `W[M][C][K][K]`.
+/// @throws std::invalid_argument naming what disagrees.
+ConvLayerShape conv_layer_shape(const Tensor<float>& x, const Tensor<float>& w, ConvLayerParams p);
+
+/// Conv layer reference: `Y[B][M][Ho][Wo]` in double (see ConvLayerShape for the formula).
+Tensor<double> conv_layer_reference(const Tensor<float>& x, const Tensor<float>& w,
+                                    ConvLayerParams params);
+
+/// Σ|term| per output of the conv layer: the S of the tolerance rule.
+Tensor<double> conv_layer_abs_sum(const Tensor<float>& x, const Tensor<float>& w,
+                                  ConvLayerParams params);
+
+}  // namespace convlab

@@ -1,0 +1,211 @@
+#include "convlab/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "convlab/npy.hpp"
+
+namespace convlab {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// File names inside a case folder (datasets/README.md).
+constexpr const char* kCaseJson = "case.json";
+constexpr const char* kConv2dImage = "input.npy";
+constexpr const char* kConv2dMask = "mask.npy";
+constexpr const char* kLayerX = "x.npy";
+constexpr const char* kLayerW = "w.npy";
+constexpr const char* kExpected = "expected.npy";
+
+const char* problem_name(Problem p) { return p == Problem::conv2d ? "conv2d" : "conv_layer"; }
+
+std::string CaseInfo::id() const { return fmt::format("{}/{}", problem_name(problem), name); }
+
+namespace {
+
+[[noreturn]] void fail(const fs::path& file, const std::string& what) {
+  throw DatasetError(fmt::format("{}: {}", file.string(), what));
+}
+
+int int_field(const fs::path& file, const json& obj, const char* key, std::optional<int> fallback = {}) {
+  if (!obj.contains(key)) {
+    if (fallback) return *fallback;
+    fail(file, fmt::format("missing field \"{}\"", key));
+  }
+  const json& v = obj.at(key);
+  if (!v.is_number_integer()) fail(file, fmt::format("field \"{}\" must be an integer, got {}", key, v.dump()));
+  return v.get<int>();
+}
+
+void expect_shape(const fs::path& file, const std::vector<std::size_t>& got,
+                  const std::vector<std::size_t>& want) {
+  if (got != want) {
+    fail(file, fmt::format("has shape {} but case.json implies {}", shape_string(got), shape_string(want)));
+  }
+}
+
+std::vector<std::size_t> dims(std::initializer_list<int> d) {
+  std::vector<std::size_t> v;
+  for (int x : d) v.push_back(static_cast<std::size_t>(x));
+  return v;
+}
+
+json info_json(const CaseInfo& info) {
+  json j;
+  j["format"] = "convlab-case";
+  j["version"] = kCaseFormatVersion;
+  j["problem"] = problem_name(info.problem);
+  j["name"] = info.name;
+  j["description"] = info.description;
+  j["seed"] = info.seed;
+  if (info.problem == Problem::conv2d) {
+    j["shape"] = {{"height", info.conv2d.height}, {"width", info.conv2d.width},
+                  {"mask_width", info.conv2d.mask_width}};
+  } else {
+    const ConvLayerShape& s = info.layer;
+    j["shape"] = {{"batch", s.batch},       {"channels", s.channels}, {"filters", s.filters},
+                  {"height", s.height},     {"width", s.width},       {"mask_width", s.mask_width},
+                  {"stride", s.stride},     {"padding", s.padding},   {"dilation", s.dilation}};
+  }
+  return j;
+}
+
+void write_json_atomically(const fs::path& file, const json& j) {
+  fs::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) fail(tmp, "cannot create file");
+    out << j.dump(2) << '\n';
+  }
+  fs::rename(tmp, file);
+}
+
+}  // namespace
+
+CaseInfo read_case_info(const fs::path& dir) {
+  const fs::path file = dir / kCaseJson;
+  std::ifstream in(file);
+  if (!in) fail(file, "cannot open (is this a case folder?)");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    fail(file, fmt::format("is not valid JSON: {}", e.what()));
+  }
+  if (!j.is_object()) fail(file, "must hold a JSON object");
+  if (j.value("format", "") != "convlab-case") fail(file, "\"format\" must be \"convlab-case\"");
+  const int version = int_field(file, j, "version");
+  if (version != kCaseFormatVersion) {
+    fail(file, fmt::format("format version {} is not supported (this convlab reads version {})",
+                           version, kCaseFormatVersion));
+  }
+  CaseInfo info;
+  info.dir = dir;
+  if (!j.contains("name") || !j["name"].is_string()) fail(file, "missing string field \"name\"");
+  info.name = j["name"].get<std::string>();
+  info.description = j.value("description", "");
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned() && !j["seed"].is_number_integer()) fail(file, "\"seed\" must be an integer");
+    info.seed = j["seed"].get<std::uint64_t>();
+  }
+  const std::string problem = j.value("problem", "");
+  if (!j.contains("shape") || !j["shape"].is_object()) fail(file, "missing object field \"shape\"");
+  const json& s = j["shape"];
+  try {
+    if (problem == "conv2d") {
+      info.problem = Problem::conv2d;
+      info.conv2d = {int_field(file, s, "height"), int_field(file, s, "width"), int_field(file, s, "mask_width")};
+      info.conv2d.validate();
+    } else if (problem == "conv_layer") {
+      info.problem = Problem::conv_layer;
+      ConvLayerShape& l = info.layer;
+      l.batch = int_field(file, s, "batch");
+      l.channels = int_field(file, s, "channels");
+      l.filters = int_field(file, s, "filters");
+      l.height = int_field(file, s, "height");
+      l.width = int_field(file, s, "width");
+      l.mask_width = int_field(file, s, "mask_width");
+      l.stride = int_field(file, s, "stride", 1);
+      l.padding = int_field(file, s, "padding", 0);
+      l.dilation = int_field(file, s, "dilation", 1);
+      l.validate();
+    } else {
+      fail(file, fmt::format("\"problem\" must be \"conv2d\" or \"conv_layer\", got \"{}\"", problem));
+    }
+  } catch (const std::invalid_argument& e) {
+    fail(file, e.what());
+  }
+  return info;
+}
+
+Conv2dCase load_conv2d_case(const fs::path& dir, bool with_expected) {
+  Conv2dCase c;
+  c.info = read_case_info(dir);
+  if (c.info.problem != Problem::conv2d) fail(dir / kCaseJson, "is a conv_layer case, not conv2d");
+  const Conv2dShape& s = c.info.conv2d;
+  c.image = read_npy_f32(dir / kConv2dImage);
+  expect_shape(dir / kConv2dImage, c.image.shape(), dims({s.height, s.width}));
+  c.mask = read_npy_f32(dir / kConv2dMask);
+  expect_shape(dir / kConv2dMask, c.mask.shape(), dims({s.mask_width, s.mask_width}));
+  if (with_expected && fs::exists(dir / kExpected)) {
+    c.expected = read_npy_f64(dir / kExpected);
+    expect_shape(dir / kExpected, c.expected->shape(), dims({s.height, s.width}));
+  }
+  return c;
+}
+
+ConvLayerCase load_conv_layer_case(const fs::path& dir, bool with_expected) {
+  ConvLayerCase c;
+  c.info = read_case_info(dir);
+  if (c.info.problem != Problem::conv_layer) fail(dir / kCaseJson, "is a conv2d case, not conv_layer");
+  const ConvLayerShape& s = c.info.layer;
+  c.x = read_npy_f32(dir / kLayerX);
+  expect_shape(dir / kLayerX, c.x.shape(), dims({s.batch, s.channels, s.height, s.width}));
+  c.w = read_npy_f32(dir / kLayerW);
+  expect_shape(dir / kLayerW, c.w.shape(), dims({s.filters, s.channels, s.mask_width, s.mask_width}));
+  if (with_expected && fs::exists(dir / kExpected)) {
+    c.expected = read_npy_f64(dir / kExpected);
+    expect_shape(dir / kExpected, c.expected->shape(),
+                 dims({s.batch, s.filters, s.out_height(), s.out_width()}));
+  }
+  return c;
+}
+
+void write_case(const fs::path& dir, const Conv2dCase& c) {
+  fs::create_directories(dir);
+  write_npy(dir / kConv2dImage, c.image);
+  write_npy(dir / kConv2dMask, c.mask);
+  if (c.expected) write_npy(dir / kExpected, *c.expected);
+  write_json_atomically(dir / kCaseJson, info_json(c.info));
+}
+
+void write_case(const fs::path& dir, const ConvLayerCase& c) {
+  fs::create_directories(dir);
+  write_npy(dir / kLayerX, c.x);
+  write_npy(dir / kLayerW, c.w);
+  if (c.expected) write_npy(dir / kExpected, *c.expected);
+  write_json_atomically(dir / kCaseJson, info_json(c.info));
+}
+
+std::vector<fs::path> find_cases(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw DatasetError(fmt::format("{}: no such file or folder", path.string()));
+  if (fs::exists(path / kCaseJson)) return {path};
+  std::vector<fs::path> cases;
+  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && fs::exists(it->path() / kCaseJson)) {
+      cases.push_back(it->path());
+      it.disable_recursion_pending();
+    }
+  }
+  if (cases.empty()) throw DatasetError(fmt::format("{}: holds no case (no case.json below it)", path.string()));
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+}  // namespace convlab

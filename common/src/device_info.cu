@@ -1,0 +1,121 @@
+// Device query and the two measured ceilings of the roofline: a float4 device-to-device copy
+// (bandwidth) and a loop of independent FMAs (compute).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "convlab/cuda_check.cuh"
+#include "convlab/device_buffer.cuh"
+#include "convlab/device_info.hpp"
+#include "convlab/event_timer.cuh"
+
+namespace convlab {
+namespace {
+
+__global__ void copy_float4(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    dst[i] = src[i];
+  }
+}
+
+// kChains independent accumulators per thread hide the FMA latency (4 cycles) behind
+// 4 warp schedulers; the result is stored so that the compiler keeps the work.
+constexpr int kChains = 8;
+constexpr int kFmaIterations = 4096;
+
+__global__ void fma_loop(float* out, float a, float b) {
+  float acc[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) acc[c] = threadIdx.x * 1e-3f + c;
+  for (int i = 0; i < kFmaIterations; ++i) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) acc[c] = fmaf(acc[c], a, b);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) sum += acc[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+}  // namespace
+
+std::string DeviceInfo::describe() const {
+  return fmt::format("{} (sm_{}{}, {} SMs, {:.0f} GB, {:.0f} MB L2)", name, cc_major, cc_minor,
+                     sm_count, global_memory_bytes / 1e9, l2_bytes / 1e6);
+}
+
+std::optional<DeviceInfo> query_device(std::string* why_not) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    if (why_not) {
+      *why_not = err != cudaSuccess
+                     ? fmt::format("no usable GPU: {} ({})", cudaGetErrorString(err), cudaGetErrorName(err))
+                     : std::string("no usable GPU: the CUDA runtime sees no device");
+    }
+    cudaGetLastError();  // clear
+    return std::nullopt;
+  }
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  DeviceInfo d;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  d.global_memory_bytes = static_cast<long long>(p.totalGlobalMem);
+  d.l2_bytes = p.l2CacheSize;
+  d.shared_memory_per_sm = static_cast<long long>(p.sharedMemPerMultiprocessor);
+  d.shared_memory_per_block_optin = static_cast<long long>(p.sharedMemPerBlockOptin);
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+  int driver = 0;
+  int runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  d.driver = fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10);
+  d.runtime = fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10);
+  return d;
+}
+
+Ceilings measure_ceilings() {
+  std::string why;
+  const auto dev = query_device(&why);
+  if (!dev) throw std::runtime_error(why);
+  Ceilings c;
+  TimingOptions opt;
+  opt.warmup = 2;
+  opt.repeats = 15;
+  opt.flush_l2 = false;  // 512 MiB does not fit in any L2
+
+  const std::size_t n4 = (256u << 20) / sizeof(float4);  // 256 MiB each way
+  DeviceBuffer<float4> src(n4, 0);
+  DeviceBuffer<float4> dst(n4, 0);
+  CUDA_CHECK(cudaMemset(src.data(), 0, src.bytes()));
+  const int copy_blocks = dev->sm_count * 8;
+  const TimingStats copy = time_kernel([&] {
+    copy_float4<<<copy_blocks, 256>>>(src.data(), dst.data(), n4);
+    CUDA_CHECK(cudaGetLastError());
+  }, opt);
+  c.copy_bytes_per_s = 2.0 * static_cast<double>(src.bytes()) / (copy.median_ms * 1e-3);
+
+  const int threads = 256;
+  const int blocks = dev->sm_count * 16;
+  DeviceBuffer<float> out(static_cast<std::size_t>(blocks) * threads, 0);
+  const TimingStats fma = time_kernel([&] {
+    fma_loop<<<blocks, threads>>>(out.data(), 0.999f, 1e-3f);
+    CUDA_CHECK(cudaGetLastError());
+  }, opt);
+  const double flops = 2.0 * kChains * kFmaIterations * static_cast<double>(blocks) * threads;
+  c.fma_flops_per_s = flops / (fma.median_ms * 1e-3);
+  return c;
+}
+
+double roofline_seconds(double bytes, double flops, const Ceilings& c) {
+  return std::max(bytes / c.copy_bytes_per_s, flops / c.fma_flops_per_s);
+}
+
+}  // namespace convlab

@@ -1,0 +1,13 @@
+// What the lab07 executable runs: its functions (declared in lab_api.cuh) and what they accept.
+// Students edit the lab's kernel file, never this one.
+#include "convlab/lab_api.cuh"
+#include "convlab/runner.hpp"
+
+convlab::LabDescription convlab::this_lab() {
+  return {
+    "lab07",
+    "register tiling",
+    {{"register_tiled", lab07::conv2d_register_tiled, kRegisterTilingMasks}},
+    {},
+  };
+}

@@ -1,0 +1,207 @@
+// .npy format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+//   magic "\x93NUMPY", major, minor, header length (2 bytes for 1.0, 4 for 2.0/3.0, little
+//   endian), an ASCII Python dict literal padded with spaces and '\n' so that the data starts
+//   on a 64-byte boundary, then the raw array.
+#include "convlab/npy.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace convlab {
+namespace {
+
+constexpr std::array<char, 6> kMagic = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+};
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+  throw NpyError(fmt::format("{}: {}", path.string(), what));
+}
+
+// Returns the value text after `'key':` in the header dict, up to the matching end.
+std::string dict_value(const std::filesystem::path& path, const std::string& dict,
+                       const std::string& key) {
+  const std::string quoted1 = "'" + key + "'";
+  const std::string quoted2 = "\"" + key + "\"";
+  std::size_t at = dict.find(quoted1);
+  std::size_t klen = quoted1.size();
+  if (at == std::string::npos) {
+    at = dict.find(quoted2);
+    klen = quoted2.size();
+  }
+  if (at == std::string::npos) fail(path, fmt::format("header has no '{}' key", key));
+  std::size_t colon = dict.find(':', at + klen);
+  if (colon == std::string::npos) fail(path, fmt::format("header key '{}' has no value", key));
+  std::size_t begin = colon + 1;
+  while (begin < dict.size() && std::isspace(static_cast<unsigned char>(dict[begin]))) ++begin;
+  if (begin >= dict.size()) fail(path, fmt::format("header key '{}' has no value", key));
+  std::size_t end = begin;
+  if (dict[begin] == '(') {
+    end = dict.find(')', begin);
+    if (end == std::string::npos) fail(path, "header shape tuple is not closed");
+    return dict.substr(begin, end - begin + 1);
+  }
+  if (dict[begin] == '\'' || dict[begin] == '"') {
+    end = dict.find(dict[begin], begin + 1);
+    if (end == std::string::npos) fail(path, fmt::format("header value of '{}' is not closed", key));
+    return dict.substr(begin + 1, end - begin - 1);
+  }
+  while (end < dict.size() && dict[end] != ',' && dict[end] != '}') ++end;
+  std::string v = dict.substr(begin, end - begin);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  return v;
+}
+
+std::vector<std::size_t> parse_shape(const std::filesystem::path& path, const std::string& tuple) {
+  std::vector<std::size_t> shape;
+  std::string inner = tuple.substr(1, tuple.size() - 2);
+  std::stringstream ss(inner);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::size_t b = item.find_first_not_of(" \t");
+    if (b == std::string::npos) continue;  // "(3,)" leaves an empty last item
+    std::size_t e = item.find_last_not_of(" \tL");
+    std::string digits = item.substr(b, e - b + 1);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+      fail(path, fmt::format("shape {} holds '{}', not a dimension", tuple, digits));
+    }
+    shape.push_back(static_cast<std::size_t>(std::stoull(digits)));
+  }
+  return shape;
+}
+
+Header parse_header(const std::filesystem::path& path, const std::string& dict) {
+  if (dict.empty() || dict.front() != '{' || dict.find('}') == std::string::npos) {
+    fail(path, "header is not a Python dict literal");
+  }
+  Header h;
+  h.descr = dict_value(path, dict, "descr");
+  const std::string fortran = dict_value(path, dict, "fortran_order");
+  if (fortran == "True") {
+    h.fortran_order = true;
+  } else if (fortran != "False") {
+    fail(path, fmt::format("fortran_order is '{}', not True or False", fortran));
+  }
+  const std::string shape = dict_value(path, dict, "shape");
+  if (shape.empty() || shape.front() != '(') fail(path, "header shape is not a tuple");
+  h.shape = parse_shape(path, shape);
+  return h;
+}
+
+std::string dtype_name(const std::string& descr) {
+  if (descr == "<f4") return "float32";
+  if (descr == "<f8") return "float64";
+  if (descr == ">f4") return "big-endian float32";
+  if (descr == ">f8") return "big-endian float64";
+  if (descr == "<f2") return "float16";
+  if (descr == "<i4") return "int32";
+  if (descr == "<i8") return "int64";
+  if (descr == "|u1") return "uint8";
+  return "dtype '" + descr + "'";
+}
+
+template <class T>
+Tensor<T> read_npy_as(const std::filesystem::path& path, const char* want_descr) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open file");
+  std::array<char, 8> pre{};
+  in.read(pre.data(), pre.size());
+  if (in.gcount() < static_cast<std::streamsize>(kMagic.size()) ||
+      std::memcmp(pre.data(), kMagic.data(), kMagic.size()) != 0) {
+    fail(path, "not a .npy file (the magic string \\x93NUMPY is missing)");
+  }
+  if (in.gcount() < 8) fail(path, "truncated: the file ends inside the version field");
+  const int major = static_cast<unsigned char>(pre[6]);
+  const int minor = static_cast<unsigned char>(pre[7]);
+  std::uint32_t header_len = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    in.read(reinterpret_cast<char*>(b), 2);
+    if (in.gcount() != 2) fail(path, "truncated: the file ends inside the header length");
+    header_len = b[0] | (b[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    in.read(reinterpret_cast<char*>(b), 4);
+    if (in.gcount() != 4) fail(path, "truncated: the file ends inside the header length");
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+  } else {
+    fail(path, fmt::format("unsupported .npy format version {}.{}", major, minor));
+  }
+  if (header_len > (1u << 24)) fail(path, fmt::format("header length {} is implausible", header_len));
+  std::string dict(header_len, '\0');
+  in.read(dict.data(), header_len);
+  if (static_cast<std::uint32_t>(in.gcount()) != header_len) {
+    fail(path, fmt::format("truncated: header of {} bytes, file ends after {}", header_len,
+                           in.gcount()));
+  }
+  const Header h = parse_header(path, dict);
+  if (h.descr != want_descr) {
+    fail(path, fmt::format("holds {} ('{}') where {} ('{}') was expected", dtype_name(h.descr),
+                           h.descr, dtype_name(want_descr), want_descr));
+  }
+  if (h.fortran_order) fail(path, "is in Fortran order; convlab reads C order only (np.ascontiguousarray)");
+
+  const std::size_t count = Tensor<T>::count_of(h.shape);
+  std::vector<T> values(count);
+  const std::streamsize want = static_cast<std::streamsize>(count * sizeof(T));
+  in.read(reinterpret_cast<char*>(values.data()), want);
+  if (in.gcount() != want) {
+    fail(path, fmt::format("truncated: shape {} needs {} data bytes, the file has {}",
+                           shape_string(h.shape), want, in.gcount()));
+  }
+  if (in.peek() != std::char_traits<char>::eof()) {
+    fail(path, fmt::format("has bytes after the {} data bytes that shape {} needs", want,
+                           shape_string(h.shape)));
+  }
+  return Tensor<T>(h.shape, std::move(values));
+}
+
+template <class T>
+void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const char* descr) {
+  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr,
+                                 shape_string(t.shape()));
+  // magic(6) + version(2) + length(2) + dict + padding + '\n' is a multiple of 64.
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict.push_back('\n');
+
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw NpyError(fmt::format("{}: cannot create file", tmp.string()));
+    out.write(kMagic.data(), kMagic.size());
+    const char version[2] = {1, 0};
+    out.write(version, 2);
+    const unsigned char len[2] = {static_cast<unsigned char>(dict.size() & 0xFF),
+                                  static_cast<unsigned char>(dict.size() >> 8)};
+    out.write(reinterpret_cast<const char*>(len), 2);
+    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
+    out.write(reinterpret_cast<const char*>(t.data()),
+              static_cast<std::streamsize>(t.size() * sizeof(T)));
+    if (!out) throw NpyError(fmt::format("{}: write failed", tmp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw NpyError(fmt::format("{}: cannot rename into place: {}", path.string(), ec.message()));
+}
+
+}  // namespace
+
+Tensor<float> read_npy_f32(const std::filesystem::path& path) { return read_npy_as<float>(path, "<f4"); }
+Tensor<double> read_npy_f64(const std::filesystem::path& path) { return read_npy_as<double>(path, "<f8"); }
+void write_npy(const std::filesystem::path& path, const Tensor<float>& t) { write_npy_as(path, t, "<f4"); }
+void write_npy(const std::filesystem::path& path, const Tensor<double>& t) { write_npy_as(path, t, "<f8"); }
+
+}  // namespace convlab

@@ -1,0 +1,480 @@
+// The lab runner: load a case, run a lab function on device-resident data, check, time, report.
+//
+// One run of one variant on one case:
+//   1. inputs uploaded into guarded buffers; output filled with the NaN poison;
+//   2. the lab function runs once; errors are caught (a sticky one ends the process: the CUDA
+//      context is gone, and the grader runs each lab in a child process for this reason);
+//   3. guard bands and inputs are checked for stray writes; the output is compared with the
+//      reference under the tolerance rule;
+//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats).
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "convlab/compare.hpp"
+#include "convlab/dataset.hpp"
+#include "convlab/device_buffer.cuh"
+#include "convlab/device_info.hpp"
+#include "convlab/event_timer.cuh"
+#include "convlab/lab_api.cuh"
+#include "convlab/npy.hpp"
+#include "convlab/runner.hpp"
+
+namespace convlab {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> paths;
+  std::vector<std::string> variants;
+  std::string json_path;
+  std::string output_dir;
+  bool check = true;
+  bool time = true;
+  bool list = false;
+  bool quiet = false;
+  int warmup = 3;
+  int repeats = 20;
+  int timeout_s = 60;
+};
+
+// What the SIGALRM handler prints; filled before each run (async-signal-safe: only write()).
+char g_timeout_message[512] = "TIMEOUT\n";
+
+extern "C" void on_alarm(int) {
+  ssize_t ignored = write(STDOUT_FILENO, g_timeout_message, std::strlen(g_timeout_message));
+  (void)ignored;
+  _exit(kExitTimeout);
+}
+
+void arm_timeout(int seconds, const std::string& what) {
+  const std::string msg = fmt::format("TIMEOUT {}: did not finish within {} s (a hang? an endless loop?)\n", what, seconds);
+  std::snprintf(g_timeout_message, sizeof g_timeout_message, "%s", msg.c_str());
+  alarm(static_cast<unsigned>(seconds));
+}
+
+enum class Status { pass, fail, skip, error, unchecked };
+
+const char* status_word(Status s) {
+  switch (s) {
+    case Status::pass: return "PASS";
+    case Status::fail: return "FAIL";
+    case Status::skip: return "SKIP";
+    case Status::error: return "ERROR";
+    case Status::unchecked: return "RAN";
+  }
+  return "?";
+}
+
+struct Result {
+  std::string case_id;
+  std::string variant;
+  std::string shape;
+  Status status = Status::fail;
+  std::string message;      // one line
+  std::string details;      // first mismatches, several lines
+  std::optional<TimingStats> timing;
+  double bytes = 0;         // one read of the inputs, one write of the output
+  double flops = 0;         // 2 per multiply-add
+  std::string output_file;
+};
+
+Result failed_result(std::string case_id, std::string variant, std::string shape, Status status,
+                     std::string message) {
+  Result r;
+  r.case_id = std::move(case_id);
+  r.variant = std::move(variant);
+  r.shape = std::move(shape);
+  r.status = status;
+  r.message = std::move(message);
+  return r;
+}
+
+// Everything a run needs that does not depend on the problem: buffers to check and a
+// callback that downloads the output.
+struct RunContext {
+  Options opt;
+  std::optional<Ceilings> ceilings;
+  DeviceInfo device;
+};
+
+std::string flag_for(MaskSupport m) {
+  std::string ks;
+  for (int k = 1; k <= kMaxMaskWidth; ++k) {
+    if (m & (1u << k)) ks += (ks.empty() ? "" : ",") + std::to_string(k);
+  }
+  return ks;
+}
+
+// Runs `launch` once and checks everything but the values. Returns an empty string when the
+// run was clean, else the reason it failed. Rethrows sticky CUDA errors.
+template <class Launch>
+std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
+                                      const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs) {
+  reset_not_implemented();
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::string problems;
+  for (const auto& [name, buf] : buffers) {
+    const GuardReport g = buf->check_guards();
+    if (!g.clean()) problems += (problems.empty() ? "" : "; ") + g.describe(name);
+  }
+  for (const auto& [name, pair] : inputs) {
+    const auto& [buf, host] = pair;
+    std::vector<float> now(buf->size());
+    buf->download(now.data());
+    if (std::memcmp(now.data(), host->data(), buf->bytes()) != 0) {
+      problems += (problems.empty() ? "" : "; ") + fmt::format("the lab wrote into its input {}", name);
+    }
+  }
+  return problems;
+}
+
+void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& got,
+                        const std::optional<Tensor<double>>& expected,
+                        const std::function<Tensor<double>()>& abs_sum, std::size_t terms, Tolerance tol,
+                        const std::string& memory_problems) {
+  std::string ni_what;
+  const bool not_impl = lab_reported_not_implemented(&ni_what);
+  if (!ctx.opt.check || !expected) {
+    r.status = memory_problems.empty() ? Status::unchecked : Status::fail;
+    r.message = memory_problems.empty() ? "not checked (no expected output)" : memory_problems;
+    return;
+  }
+  const CompareResult cmp = compare_outputs(got, *expected, abs_sum(), terms, tol);
+  if (not_impl) {
+    r.status = Status::fail;
+    r.message = fmt::format("not implemented ({}); {}", ni_what, cmp.summary());
+    return;
+  }
+  if (!memory_problems.empty()) {
+    r.status = Status::fail;
+    r.message = memory_problems + (cmp.ok() ? "" : "; " + cmp.summary());
+    r.details = cmp.details();
+    return;
+  }
+  r.status = cmp.ok() ? Status::pass : Status::fail;
+  r.message = cmp.summary();
+  r.details = cmp.details();
+}
+
+void time_if_passed(Result& r, const RunContext& ctx, const std::function<void()>& launch) {
+  if (!ctx.opt.time || (r.status != Status::pass && r.status != Status::unchecked)) return;
+  TimingOptions t;
+  t.warmup = ctx.opt.warmup;
+  t.repeats = ctx.opt.repeats;
+  r.timing = time_kernel(launch, t);
+}
+
+void write_output(Result& r, const RunContext& ctx, const std::string& case_name, const Tensor<float>& got) {
+  if (ctx.opt.output_dir.empty()) return;
+  fs::create_directories(ctx.opt.output_dir);
+  const fs::path file = fs::path(ctx.opt.output_dir) / fmt::format("{}__{}.npy", case_name, r.variant);
+  write_npy(file, got);
+  r.output_file = file.string();
+}
+
+Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext& ctx) {
+  Result r;
+  r.case_id = c.info.id();
+  r.variant = v.name;
+  const Conv2dShape& s = c.info.conv2d;
+  r.shape = s.describe();
+  r.bytes = 8.0 * static_cast<double>(s.pixels());
+  r.flops = 2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.pixels());
+  if (!(v.masks & (1u << s.mask_width))) {
+    r.status = Status::skip;
+    r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, flag_for(v.masks));
+    return r;
+  }
+  DeviceBuffer<float> N(c.image.size());
+  DeviceBuffer<float> M(c.mask.size());
+  DeviceBuffer<float> P(s.pixels());
+  N.upload(c.image.data());
+  M.upload(c.mask.data());
+  P.fill_bytes(0xFF);
+  const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
+  auto launch = [&] { v.run(args); };
+  const std::string mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
+                                                    {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}});
+  Tensor<float> got({c.image.dim(0), c.image.dim(1)});
+  P.download(got.data());
+  write_output(r, ctx, c.info.name, got);
+  finish_with_values(r, ctx, got, c.expected, [&] { return conv2d_abs_sum(c.image, c.mask); },
+                     s.terms_per_output(), v.tolerance, mem);
+  time_if_passed(r, ctx, launch);
+  return r;
+}
+
+Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunContext& ctx) {
+  Result r;
+  r.case_id = c.info.id();
+  r.variant = v.name;
+  const ConvLayerShape& s = c.info.layer;
+  r.shape = s.describe();
+  r.bytes = 4.0 * static_cast<double>(s.input_elements() + s.weight_elements() + s.output_elements());
+  r.flops = 2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.output_elements());
+  if (s.mask_width > v.max_mask_width) {
+    r.status = Status::skip;
+    r.message = fmt::format("mask width {} above this lab's maximum {}", s.mask_width, v.max_mask_width);
+    return r;
+  }
+  DeviceBuffer<float> X(c.x.size());
+  DeviceBuffer<float> W(c.w.size());
+  DeviceBuffer<float> Y(s.output_elements());
+  X.upload(c.x.data());
+  W.upload(c.w.data());
+  Y.fill_bytes(0xFF);
+  const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
+  auto launch = [&] { v.run(args); };
+  const std::string mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
+                                                    {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}});
+  auto z = [](int d) { return static_cast<std::size_t>(d); };
+  Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
+  Y.download(got.data());
+  write_output(r, ctx, c.info.name, got);
+  finish_with_values(r, ctx, got, c.expected, [&] { return conv_layer_abs_sum(c.x, c.w, c.params()); },
+                     s.terms_per_output(), v.tolerance, mem);
+  time_if_passed(r, ctx, launch);
+  return r;
+}
+
+std::string perf_text(const Result& r, const RunContext& ctx) {
+  if (!r.timing) return "";
+  const double sec = r.timing->median_ms * 1e-3;
+  std::string s = fmt::format("{:9.4f} ms {:8.1f} GB/s {:9.1f} GFLOP/s", r.timing->median_ms,
+                              r.bytes / sec / 1e9, r.flops / sec / 1e9);
+  if (ctx.ceilings) {
+    s += fmt::format(" {:5.1f}% of roofline", 100.0 * roofline_seconds(r.bytes, r.flops, *ctx.ceilings) / sec);
+  }
+  return s;
+}
+
+void print_result(const Result& r, const std::string& lab_id, const RunContext& ctx) {
+  std::string line = fmt::format("{:<5} {} {:<16} {:<38} {:<22}", status_word(r.status), lab_id, r.variant,
+                                 r.case_id, r.shape);
+  if (r.status == Status::pass || r.status == Status::unchecked) {
+    line += perf_text(r, ctx);
+    if (r.status == Status::unchecked) line += "  (" + r.message + ")";
+  } else {
+    line += r.message;
+  }
+  fmt::print("{}\n", line);
+  if (!ctx.opt.quiet && !r.details.empty()) fmt::print("{}", r.details);
+  std::fflush(stdout);
+}
+
+json result_json(const Result& r, const RunContext& ctx) {
+  json j = {{"case", r.case_id}, {"variant", r.variant}, {"shape", r.shape},
+            {"status", status_word(r.status)}, {"message", r.message},
+            {"bytes", r.bytes}, {"flops", r.flops}};
+  if (!r.details.empty()) j["first_mismatches"] = r.details;
+  if (!r.output_file.empty()) j["output_file"] = r.output_file;
+  if (r.timing) {
+    const double sec = r.timing->median_ms * 1e-3;
+    j["time_ms"] = {{"median", r.timing->median_ms}, {"min", r.timing->min_ms},
+                    {"max", r.timing->max_ms}, {"runs", r.timing->runs}};
+    j["effective_gb_per_s"] = r.bytes / sec / 1e9;
+    j["gflop_per_s"] = r.flops / sec / 1e9;
+    if (ctx.ceilings) j["roofline_fraction"] = roofline_seconds(r.bytes, r.flops, *ctx.ceilings) / sec;
+  }
+  return j;
+}
+
+void write_json_report(const std::string& path, const LabDescription& lab, const RunContext& ctx,
+                       const std::vector<Result>& results) {
+  if (path.empty()) return;
+  json j;
+  j["format"] = "convlab-run";
+  j["version"] = 1;
+  j["lab"] = lab.id;
+  j["title"] = lab.title;
+  j["device"] = {{"name", ctx.device.name},
+                 {"compute_capability", fmt::format("{}.{}", ctx.device.cc_major, ctx.device.cc_minor)},
+                 {"sms", ctx.device.sm_count}, {"driver", ctx.device.driver}, {"runtime", ctx.device.runtime}};
+  if (ctx.ceilings) {
+    j["ceilings"] = {{"copy_gb_per_s", ctx.ceilings->copy_bytes_per_s / 1e9},
+                     {"fma_gflop_per_s", ctx.ceilings->fma_flops_per_s / 1e9}};
+  }
+  j["results"] = json::array();
+  for (const Result& r : results) j["results"].push_back(result_json(r, ctx));
+  if (path == "-") {
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  const fs::path tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+int run_lab(int argc, char** argv, const LabDescription& lab) {
+  Options opt;
+  CLI::App app{fmt::format("{}: {}. Runs the lab on dataset cases, checks and times it.", lab.id, lab.title)};
+  app.add_option("cases", opt.paths, "case folders, or folders holding cases (e.g. datasets/conv2d)");
+  app.add_option("--variant", opt.variants, "run only this variant (repeatable); see --list");
+  app.add_flag("--list", opt.list, "list the lab's variants and exit");
+  app.add_option("--json", opt.json_path, "also write the results as JSON to FILE ('-' for stdout)");
+  app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
+  app.add_flag("!--no-check", opt.check, "do not compare with expected outputs");
+  app.add_flag("!--no-time", opt.time, "do not time");
+  app.add_flag("--quiet", opt.quiet, "no mismatch details");
+  app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
+  app.add_option("--repeats", opt.repeats, "timed runs (the median is reported)")->check(CLI::Range(1, 10000));
+  app.add_option("--timeout", opt.timeout_s, "seconds per case before the runner gives up")->check(CLI::Range(1, 86400));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitAllPassed : kExitUsage;
+  }
+
+  if (opt.list) {
+    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, flag_for(v.masks));
+    for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
+    return kExitAllPassed;
+  }
+  if (opt.paths.empty()) {
+    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, argv[0],
+               lab.conv2d.empty() ? "conv_layer" : "conv2d");
+    return kExitUsage;
+  }
+  for (const std::string& name : opt.variants) {
+    bool known = false;
+    for (const auto& v : lab.conv2d) known |= v.name == name;
+    for (const auto& v : lab.conv_layer) known |= v.name == name;
+    if (!known) {
+      fmt::print(stderr, "{}: no variant named '{}' (see --list)\n", lab.id, name);
+      return kExitUsage;
+    }
+  }
+  auto selected = [&](const std::string& name) {
+    return opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), name) != opt.variants.end();
+  };
+
+  std::vector<fs::path> cases;
+  try {
+    for (const std::string& p : opt.paths) {
+      for (const fs::path& c : find_cases(p)) cases.push_back(c);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", lab.id, e.what());
+    return kExitUsage;
+  }
+
+  RunContext ctx;
+  ctx.opt = opt;
+  std::string why;
+  const auto device = query_device(&why);
+  if (!device) {
+    fmt::print(stderr, "{}: {}. The labs need an NVIDIA GPU; nothing was run.\n", lab.id, why);
+    return kExitNoGpu;
+  }
+  ctx.device = *device;
+  std::signal(SIGALRM, on_alarm);
+
+  std::vector<Result> results;
+  int exit_code = kExitAllPassed;
+  auto record = [&](Result r) {
+    print_result(r, lab.id, ctx);
+    if (r.status == Status::fail || r.status == Status::error) exit_code = kExitSomeFailed;
+    results.push_back(std::move(r));
+  };
+  try {
+    if (opt.time) {
+      arm_timeout(opt.timeout_s, "measuring the GPU's ceilings");
+      ctx.ceilings = measure_ceilings();
+      alarm(0);
+    }
+    if (!opt.quiet) {
+      fmt::print("{} on {}", lab.id, device->describe());
+      if (ctx.ceilings) {
+        fmt::print("; measured copy {:.0f} GB/s, FMA {:.1f} TFLOP/s", ctx.ceilings->copy_bytes_per_s / 1e9,
+                   ctx.ceilings->fma_flops_per_s / 1e12);
+      }
+      fmt::print("\n");
+    }
+    for (const fs::path& dir : cases) {
+      CaseInfo info;
+      try {
+        info = read_case_info(dir);
+      } catch (const std::exception& e) {
+        record(failed_result(dir.string(), "-", "", Status::error, e.what()));
+        continue;
+      }
+      const bool layer = info.problem == Problem::conv_layer;
+      if ((layer && lab.conv_layer.empty()) || (!layer && lab.conv2d.empty())) continue;  // not this lab's problem
+      try {
+        if (!layer) {
+          const Conv2dCase c = load_conv2d_case(dir, opt.check);
+          for (const auto& v : lab.conv2d) {
+            if (!selected(v.name)) continue;
+            arm_timeout(opt.timeout_s, fmt::format("{} {} on {}", lab.id, v.name, info.id()));
+            Result r;
+            try {
+              r = run_conv2d(c, v, ctx);
+            } catch (const CudaError& e) {
+              if (e.sticky()) throw;
+              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what());
+            }
+            alarm(0);
+            record(std::move(r));
+          }
+        } else {
+          const ConvLayerCase c = load_conv_layer_case(dir, opt.check);
+          for (const auto& v : lab.conv_layer) {
+            if (!selected(v.name)) continue;
+            arm_timeout(opt.timeout_s, fmt::format("{} {} on {}", lab.id, v.name, info.id()));
+            Result r;
+            try {
+              r = run_layer(c, v, ctx);
+            } catch (const CudaError& e) {
+              if (e.sticky()) throw;
+              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what());
+            }
+            alarm(0);
+            record(std::move(r));
+          }
+        }
+      } catch (const CudaError&) {
+        throw;
+      } catch (const std::exception& e) {  // unreadable case files
+        record(failed_result(info.id(), "-", "", Status::error, e.what()));
+      }
+    }
+  } catch (const CudaError& e) {
+    alarm(0);
+    fmt::print("CRASH {} {}\n      The CUDA context is unusable after this error; no further case can run "
+               "in this process.\n", lab.id, e.what());
+    results.push_back(failed_result("(crash)", "-", "", Status::error, e.what()));
+    write_json_report(opt.json_path, lab, ctx, results);
+    return kExitCrashed;
+  }
+
+  std::size_t passed = 0, failed = 0, skipped = 0;
+  for (const Result& r : results) {
+    passed += r.status == Status::pass;
+    failed += r.status == Status::fail || r.status == Status::error;
+    skipped += r.status == Status::skip;
+  }
+  if (!opt.quiet) {
+    fmt::print("{}: {} passed, {} failed, {} skipped (unsupported mask widths)\n", lab.id, passed, failed, skipped);
+  }
+  write_json_report(opt.json_path, lab, ctx, results);
+  return exit_code;
+}
+
+}  // namespace convlab

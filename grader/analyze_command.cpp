@@ -1,0 +1,198 @@
+// `grader analyze`: the analysis model for one configuration, per block and for the grid.
+//
+//   grader analyze --strategy tiled1 --height 32 --width 32 --mask 5 --tile 16 --block-index 0,0
+//   grader analyze --strategy tiled2 --dims 1 --width 100 --mask 5 --tile 32
+//   grader analyze --strategy untiled --height 100 --width 100 --mask 3 --block 32x8
+//   grader analyze --lab lab03 --case datasets/conv2d/k5_37x53
+//
+// --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab
+// actually launches); --case takes H, W and K from a dataset's case.json.
+#include <fmt/format.h>
+
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "convlab/analysis_report.hpp"
+#include "convlab/dataset.hpp"
+#include "convlab/lab_config.hpp"
+
+namespace convlab::grader {
+
+namespace {
+
+/// A bad command line, reported as "grader analyze: error: ..." with exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AnalyzeOptions {
+  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text";
+  int dims = 2;
+  std::optional<int> height, width, mask;
+};
+
+/// "16" → (16, 16) in 2D or (16, 1) in 1D; "16x8" → (16, 8).
+std::pair<int, int> parse_shape(const std::string& text, const char* flag, int dims) {
+  std::smatch m;
+  if (std::regex_match(text, m, std::regex(R"((\d+))"))) {
+    const int v = std::stoi(m[1]);
+    return {v, dims == 2 ? v : 1};
+  }
+  if (std::regex_match(text, m, std::regex(R"((\d+)[xX](\d+))"))) {
+    return {std::stoi(m[1]), std::stoi(m[2])};
+  }
+  throw UsageError(fmt::format("{} '{}': expected N or NxM (e.g. 16 or 32x8)", flag, text));
+}
+
+/// "1,0" → (1, 0); "3" → (3, 0).
+std::pair<int, int> parse_index(const std::string& text) {
+  std::smatch m;
+  if (std::regex_match(text, m, std::regex(R"((\d+)(?:,(\d+))?)"))) {
+    return {std::stoi(m[1]), m[2].matched ? std::stoi(m[2]) : 0};
+  }
+  throw UsageError(fmt::format("--block-index '{}': expected bx,by (e.g. 0,0)", text));
+}
+
+std::filesystem::path find_case(const std::string& dir) {
+  std::filesystem::path p(dir);
+  if (std::filesystem::exists(p / "case.json") || p.is_absolute()) return p;
+  if (auto in_tree = source_dir() / p; std::filesystem::exists(in_tree / "case.json")) return in_tree;
+  return p;  // read_case_info names the missing file
+}
+
+/// The lab's kernel with the tile or block it launches with (lab_config.hpp).
+analysis::Config lab_config(const std::string& lab, int height, int width, int mask) {
+  using namespace convlab::config;
+  using analysis::Strategy;
+  if (lab == "lab01" || lab == "lab02") {
+    return analysis::untiled_config(2, height, width, mask, kUntiledBlockX, kUntiledBlockY, lab == "lab01");
+  }
+  if (lab == "lab03") return analysis::config_2d(Strategy::tiled1, height, width, mask, kLab03TileWidth);
+  if (lab == "lab04") return analysis::config_2d(Strategy::tiled2, height, width, mask, kLab04InTile);
+  if (lab == "lab05") return analysis::config_2d(Strategy::tiled3, height, width, mask, kLab05TileWidth);
+  throw UsageError(fmt::format("--lab '{}': the analysis model covers lab01 to lab05", lab));
+}
+
+analysis::AnalysisReport build_report(const AnalyzeOptions& o) {
+  if (o.dims != 1 && o.dims != 2) throw UsageError(fmt::format("--dims {}: expected 1 or 2", o.dims));
+  int height = o.height.value_or(o.dims == 1 ? 1 : 0);
+  int width = o.width.value_or(0);
+  int mask = o.mask.value_or(0);
+  std::string origin;
+
+  if (!o.case_dir.empty()) {
+    const CaseInfo info = read_case_info(find_case(o.case_dir));
+    if (info.problem != Problem::conv2d) {
+      throw UsageError(fmt::format("--case {}: a {} case; the analysis model is for conv2d",
+                                   o.case_dir, problem_name(info.problem)));
+    }
+    height = info.conv2d.height;
+    width = info.conv2d.width;
+    mask = info.conv2d.mask_width;
+    origin = fmt::format("case {}", info.id());
+  }
+  if (o.dims == 2 && !o.height) {
+    if (o.case_dir.empty()) throw UsageError("give --height (or --case)");
+  }
+  if (!o.width && o.case_dir.empty()) throw UsageError("give --width (or --case)");
+  if (!o.mask && o.case_dir.empty()) throw UsageError("give --mask (or --case)");
+  if (o.dims == 1 && height != 1) throw UsageError("a 1D problem (--dims 1) has no --height");
+
+  analysis::Config config;
+  if (!o.lab.empty()) {
+    if (o.dims != 2) throw UsageError("--lab: the labs are 2D");
+    config = lab_config(o.lab, height, width, mask);
+    origin = origin.empty() ? o.lab : fmt::format("{}, {}", o.lab, origin);
+  } else {
+    if (o.strategy.empty()) throw UsageError("give --strategy (or --lab)");
+    const auto s = analysis::parse_strategy(o.strategy);
+    if (!s) {
+      throw UsageError(fmt::format("--strategy '{}': expected untiled, untiled-global-mask, "
+                                   "tiled1, tiled2 or tiled3", o.strategy));
+    }
+    config.strategy = *s;
+    config.dims = o.dims;
+    config.height = height;
+    config.width = width;
+    config.mask_width = mask;
+    if (config.untiled()) {
+      if (!o.tile.empty()) throw UsageError("--tile is for the tiled strategies; the untiled ones take --block");
+      using namespace convlab::config;
+      const auto [bx, by] = o.block.empty() ? std::pair{kUntiledBlockX, o.dims == 2 ? kUntiledBlockY : 1}
+                                            : parse_shape(o.block, "--block", o.dims);
+      config.block_x = bx;
+      config.block_y = by;
+    } else {
+      if (!o.block.empty()) {
+        throw UsageError("--block is for the untiled strategies; a tiled kernel's block is its tile (--tile)");
+      }
+      if (o.tile.empty()) throw UsageError(fmt::format("--strategy {} needs --tile", o.strategy));
+      const auto [tx, ty] = parse_shape(o.tile, "--tile", o.dims);
+      config.tile_x = tx;
+      config.tile_y = ty;
+    }
+  }
+  try {
+    config.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const auto [bx, by] = parse_index(o.block_index);
+  if (bx >= config.grid_x() || by >= config.grid_y()) {
+    throw UsageError(fmt::format("--block-index {},{}: the grid is {}x{} blocks", bx, by,
+                                 config.grid_x(), config.grid_y()));
+  }
+  return analysis::make_report(config, bx, by, origin);
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  try {
+    const analysis::AnalysisReport report = build_report(o);
+    if (o.format == "json") {
+      fmt::print("{}\n", analysis::report_json(report).dump(2));
+    } else {
+      fmt::print("{}", analysis::report_text(report));
+    }
+    return kGraded;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "grader analyze: error: {}\n", e.what());
+  } catch (const DatasetError& e) {
+    fmt::print(stderr, "grader analyze: error: {}\n", e.what());
+  }
+  return kUsageError;
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "The analysis model for one configuration: global, mask and shared-memory accesses, "
+      "bandwidth reduction and divergent warps, for one block and for the whole grid");
+  CLI::Option* strategy = cmd->add_option(
+      "--strategy", o->strategy, "untiled, untiled-global-mask, tiled1, tiled2 or tiled3");
+  cmd->add_option("--dims", o->dims, "1 or 2 (default 2)");
+  CLI::Option* height = cmd->add_option("--height", o->height, "image rows H");
+  CLI::Option* width = cmd->add_option("--width", o->width, "image columns W (the length N in 1D)");
+  CLI::Option* mask = cmd->add_option("--mask", o->mask, "mask width K");
+  CLI::Option* tile = cmd->add_option(
+      "--tile", o->tile, "tile T or TxU: the output tile (tiled1, tiled3) or input tile (tiled2)");
+  CLI::Option* block = cmd->add_option("--block", o->block, "untiled block BXxBY (default 32x8)");
+  cmd->add_option("--block-index", o->block_index, "the block to show, bx,by (default 0,0)");
+  cmd->add_option("--format", o->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  CLI::Option* lab = cmd->add_option(
+      "--lab", o->lab, "lab01..lab05: the lab's kernel with the tile or block it launches with");
+  CLI::Option* case_dir = cmd->add_option("--case", o->case_dir, "a conv2d dataset case folder: H, W and K");
+  lab->excludes(strategy)->excludes(tile)->excludes(block);
+  case_dir->excludes(height)->excludes(width)->excludes(mask);
+  cmd->callback([o, &exit_code] { exit_code = run_analyze(*o); });
+}
+
+}  // namespace convlab::grader

@@ -1,0 +1,29 @@
+// Running a child process with a deadline: how the grader survives labs that crash or hang.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace convlab::grader {
+
+/// How a child process ended.
+struct ProcessResult {
+  int exit_code = -1;      ///< valid when !signaled && !timed_out
+  bool signaled = false;   ///< killed by a signal (a crash: SIGSEGV, SIGABRT...)
+  int signal = 0;
+  bool timed_out = false;  ///< ran past the deadline and was killed
+  bool spawn_failed = false;
+  std::string output;      ///< stdout and stderr, interleaved as written
+  double seconds = 0;
+  /// "exit 0", "killed by signal 11 (Segmentation fault)", "timed out after 30 s".
+  [[nodiscard]] std::string describe() const;
+};
+
+/// Runs `argv` (argv[0] is a path) in its own process group, feeding it no input and
+/// collecting its output, and kills the whole group after `timeout`. Never throws for the
+/// child's failures: they are reported in the result.
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::string& working_dir = "");
+
+}  // namespace convlab::grader

@@ -1,0 +1,97 @@
+// The harness on a real GPU: the checking macro, guard bands, NaN poison, timing, ceilings.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "convlab/cuda_check.cuh"
+#include "convlab/device_buffer.cuh"
+#include "convlab/device_info.hpp"
+#include "convlab/event_timer.cuh"
+
+using namespace convlab;
+
+namespace {
+
+__global__ void write_at(float* p, long offset, float v) { p[offset] = v; }
+
+__global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu: CUDA_CHECK names the call, the file and the line", "[gpu][harness]") {
+  void* p = nullptr;
+  const int line = __LINE__ + 2;
+  try {
+    CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 62));
+    FAIL("no exception");
+  } catch (const CudaError& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("cudaMalloc(&p, std::size_t{1} << 62)"));
+    CHECK_THAT(what, Catch::Contains("gpu_test_harness.cu:" + std::to_string(line)));
+    CHECK_THAT(what, Catch::Contains("cudaErrorMemoryAllocation"));
+    CHECK_FALSE(e.sticky());
+  }
+  cudaGetLastError();
+}
+
+TEST_CASE("gpu: guard bands catch writes just outside a buffer", "[gpu][harness]") {
+  DeviceBuffer<float> buf(1000);
+  CHECK(buf.check_guards().clean());
+  write_at<<<1, 1>>>(buf.data(), 999, 1.0f);  // last element: inside
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(buf.check_guards().clean());
+  write_at<<<1, 1>>>(buf.data(), 1000, 1.0f);  // one past the end
+  write_at<<<1, 1>>>(buf.data(), -3, 1.0f);    // three before the start
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const GuardReport g = buf.check_guards();
+  CHECK(g.after == 1);
+  CHECK(g.before == 1);
+  CHECK(g.first == -3);
+  CHECK_THAT(g.describe("P"), Catch::Contains("out-of-bounds write"));
+}
+
+TEST_CASE("gpu: the NaN poison fills every element with the poison bits", "[gpu][harness]") {
+  DeviceBuffer<float> buf(257);
+  buf.fill_bytes(0xFF);
+  std::vector<float> host(257);
+  buf.download(host.data());
+  for (float v : host) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    CHECK(bits == 0xFFFFFFFFu);
+  }
+  CHECK(buf.check_guards().clean());  // the poison stays inside
+}
+
+TEST_CASE("gpu: event timing sees a kernel's duration, and the median is of the runs", "[gpu][harness]") {
+  const auto dev = query_device();
+  REQUIRE(dev);
+  const long long cycles = static_cast<long long>(dev->sm_clock_khz) * 2;  // ≈ 2 ms at the base clock
+  EventTimer t;
+  t.start();
+  spin<<<1, 1>>>(cycles);
+  CUDA_CHECK(cudaGetLastError());
+  const float ms = t.stop();
+  CHECK(ms > 0.5f);
+  CHECK(ms < 50.f);
+  const TimingStats s = time_kernel([&] { spin<<<1, 1>>>(cycles / 4); }, {1, 7, true, 10});
+  CHECK(s.runs == 7);
+  CHECK(s.min_ms <= s.median_ms);
+  CHECK(s.median_ms <= s.max_ms);
+}
+
+TEST_CASE("gpu: measured ceilings are plausible for a data-centre GPU", "[gpu][harness]") {
+  const Ceilings c = measure_ceilings();
+  INFO("copy " << c.copy_bytes_per_s / 1e9 << " GB/s, FMA " << c.fma_flops_per_s / 1e12 << " TFLOP/s");
+  CHECK(c.copy_bytes_per_s > 100e9);
+  CHECK(c.copy_bytes_per_s < 20e12);
+  CHECK(c.fma_flops_per_s > 1e12);
+  CHECK(c.fma_flops_per_s < 500e12);
+}
