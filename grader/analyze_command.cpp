@@ -67,14 +67,7 @@ std::filesystem::path find_case(const std::string& dir) {
 
 /// The lab's kernel with the tile or block it launches with (lab_config.hpp).
 analysis::Config lab_config(const std::string& lab, int height, int width, int mask) {
-  using namespace convlab::config;
-  using analysis::Strategy;
-  if (lab == "lab01" || lab == "lab02") {
-    return analysis::untiled_config(2, height, width, mask, kUntiledBlockX, kUntiledBlockY, lab == "lab01");
-  }
-  if (lab == "lab03") return analysis::config_2d(Strategy::tiled1, height, width, mask, kLab03TileWidth);
-  if (lab == "lab04") return analysis::config_2d(Strategy::tiled2, height, width, mask, kLab04InTile);
-  if (lab == "lab05") return analysis::config_2d(Strategy::tiled3, height, width, mask, kLab05TileWidth);
+  if (auto c = analysis::config_for_lab(lab, height, width, mask)) return *c;
   throw UsageError(fmt::format("--lab '{}': the analysis model covers lab01 to lab05", lab));
 }
 

@@ -23,6 +23,7 @@ std::filesystem::path bin_dir();
 
 void add_datagen_command(CLI::App& app, int& exit_code);
 void add_grade_command(CLI::App& app, int& exit_code);
+void add_batch_command(CLI::App& app, int& exit_code);
 void add_tables_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
 

@@ -18,6 +18,8 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
     int max_side = 300;
     std::string problem = "conv2d";
     std::string masks = "1,3,5,7,9,11,13,15,17";
+    std::string shape;
+    bool no_expected = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_flag("--public", args->public_set, "write the committed public set (hand-made and seeded cases)");
@@ -28,6 +30,8 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")
       ->check(CLI::IsMember({"conv2d", "conv_layer"}));
   cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
+  cmd->add_option("--shape", args->shape, "HxW: one conv2d case of this size per mask width (e.g. 8192x8192)");
+  cmd->add_flag("--no-expected", args->no_expected, "skip the CPU reference (cases for timing only)");
   cmd->callback([args, &exit_code] {
     if (args->public_set) {
       const std::filesystem::path out = args->out.empty() ? source_dir() / "datasets" : std::filesystem::path(args->out);
@@ -53,12 +57,29 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
         }
       }
       if (masks.empty()) throw CLI::ValidationError("--masks", "no mask width given");
-      for (const Conv2dSpec& s : random_conv2d_specs(args->seed, args->count, args->max_side, masks)) {
-        write_case(out / "conv2d" / s.name, generate_case(s));
+      std::vector<Conv2dSpec> specs;
+      if (!args->shape.empty()) {
+        int h = 0, w = 0;
+        char x = 0;
+        std::stringstream shape(args->shape);
+        if (!(shape >> h >> x >> w) || x != 'x' || h < 1 || w < 1 || !shape.eof()) {
+          throw CLI::ValidationError("--shape", fmt::format("'{}' is not HxW (e.g. 8192x8192)", args->shape));
+        }
+        for (int k : masks) {
+          specs.push_back({fmt::format("k{}_{}x{}", k, h, w), {h, w, k}, args->seed + static_cast<std::uint64_t>(k),
+                           fmt::format("{}x{} image, seed {}", h, w, args->seed)});
+        }
+      } else {
+        specs = random_conv2d_specs(args->seed, args->count, args->max_side, masks);
       }
+      for (const Conv2dSpec& s : specs) {
+        Conv2dCase c = generate_case(s, !args->no_expected);
+        write_case(out / "conv2d" / s.name, c);
+      }
+      args->count = static_cast<int>(specs.size());
     } else {
       for (const ConvLayerSpec& s : random_conv_layer_specs(args->seed, args->count)) {
-        write_case(out / "conv_layer" / s.name, generate_case(s));
+        write_case(out / "conv_layer" / s.name, generate_case(s, !args->no_expected));
       }
     }
     fmt::print("wrote {} {} cases from seed {} under {}\n", args->count, args->problem, args->seed, out.string());

@@ -1,4 +1,5 @@
-// grader — grading, analysis tables, dataset generation. `grader --help` lists the commands.
+// grader — grading (one submission or a batch), analysis tables, dataset generation.
+// `grader --help` lists the commands.
 #include <fmt/core.h>
 
 #include <exception>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kGraded;
   add_grade_command(app, exit_code);
+  add_batch_command(app, exit_code);
   add_tables_command(app, exit_code);
   add_analyze_command(app, exit_code);
   add_datagen_command(app, exit_code);

@@ -92,7 +92,8 @@ void add_tables_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", opts->format, "text (default), markdown (for the slides) or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   cmd->add_option("--table", opts->tables, "print only this table (repeatable); see --list");
-  cmd->add_flag("--no-gpu", opts->no_gpu, "do not measure the GPU; leave out the 'this GPU' columns");
+  cmd->add_flag("--no-gpu", opts->no_gpu,
+               "do not measure the GPU; leave out the 'this GPU' columns (same bytes on every machine: use it for the slides)");
   cmd->add_flag("--list", opts->list, "list the table names and exit");
   cmd->callback([opts, &exit_code] { exit_code = run_tables(*opts); });
 }

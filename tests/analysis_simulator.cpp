@@ -6,6 +6,9 @@
 // if they disagree the warp diverges there.
 #include "analysis_simulator.hpp"
 
+#include <set>
+#include <tuple>
+
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -85,6 +88,8 @@ struct Kernel {
   // ---- labs 01 and 02 ----
   void untiled(int bx, int by) {
     const int BX = c.block_x, BY = c.block_y;
+    // Lab 01 reads M only for in-image taps; the warp issues the load once for its lanes.
+    std::set<std::tuple<int, int, int>> mask_loads_issued;  // (warp, p, q)
     for (int ty = 0; ty < BY; ++ty) {
       for (int tx = 0; tx < BX; ++tx) {
         const int tid = tx + ty * BX;
@@ -98,8 +103,8 @@ struct Kernel {
         for (int p = 0; p < KY; ++p) {
           for (int q = 0; q < KX; ++q) {
             const long long r = row - RY + p, s = col - RX + q;
-            if (c.strategy == Strategy::untiled_global_mask) ++res.counts.global_mask_loads;
             const bool in = inside(r, s);
+            if (c.strategy == Strategy::untiled_global_mask && in) mask_loads_issued.insert({tid / 32, p, q});
             log.branch(tid, kTapInside, p * KX + q, in);
             untiled_tap(ty, r, s);
             if (in) sum += load_global(r, s) * mask_at(p, q);
@@ -108,6 +113,7 @@ struct Kernel {
         P[row * W + col] = sum;
       }
     }
+    res.counts.global_mask_loads += static_cast<long long>(mask_loads_issued.size());
   }
 
   // ---- lab 03: strategy 1 ----

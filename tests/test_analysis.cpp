@@ -167,6 +167,15 @@ TEST_CASE("analysis: the H200 measurement of device-notes.md", "[analysis]") {
   CHECK(4 * tiled.total.global_input_loads == 26'132'544LL);   // 4·2556²
   CHECK(tiled.exact_reduction() == Approx(16.031).epsilon(1e-4));
   CHECK(naive.total.global_mask_loads == 0);
+  CHECK(naive.total.global_loads() == naive.total.global_input_loads);
+  // Lab 01 also reads the mask from global memory, one warp-wide load per in-image tap.
+  // Measured with ncu on an H200 (solution01, no_restrict and both_restrict alike):
+  //   2048² K=5: 432,038,544 bytes;  1000×1500 K=3: 55,630,888 bytes.
+  const GridAnalysis lab01 = analyze_grid(untiled_config(2, 2048, 2048, 5, 32, 8, true));
+  CHECK(4 * lab01.total.global_loads() == 432'038'544LL);
+  CHECK(4 * analyze_grid(untiled_config(2, 1000, 1500, 3, 32, 8, true)).total.global_loads() == 55'630'888LL);
+  // Per thread it would be 25 per output: the warp-wide broadcast divides that by ~32.
+  CHECK(lab01.total.global_mask_loads < 2048LL * 2048 * 25 / 31);
   // The untiled kernel's loads are what tiling replaces.
   CHECK(tiled.total.untiled_equivalent == naive.total.global_input_loads);
   // The interior-tile formula overestimates the whole image: boundary tiles load fewer inputs
@@ -293,6 +302,9 @@ TEST_CASE("analysis: machine balance, roofline, the talk and the paper", "[analy
   CHECK(register_blocking_fma_per_load(5, 100000) == Approx(5.0).epsilon(1e-3));
 
   CHECK(bandwidth_bound_seconds(9216LL * 9216, 90.4e9) == Approx(679'477'248.0 / 90.4e9));
+  // 107% on the GTX680 means 1.07 times faster than the bound.
+  const double bound = bandwidth_bound_seconds(9216LL * 9216, 123e9);
+  CHECK(percent_of_bandwidth_bound(bound / 1.07, 9216LL * 9216, 123e9) == Approx(107.0));
 
   convlab::ConvLayerShape layer;
   layer.channels = 3;

@@ -39,7 +39,7 @@ TEST_CASE("datagen: same seed gives the same values, another seed other values",
   CHECK(generate_case(other).image.values() != a.image.values());
 }
 
-TEST_CASE("datagen: values are random, in [-1, 1), and not uniform", "[datagen]") {
+TEST_CASE("datagen: values are random, between -1 and 1, and not uniform", "[datagen]") {
   const Conv2dCase c = generate_case(Conv2dSpec{"k7_64x64", {64, 64, 7}, 99, ""});
   std::set<float> distinct(c.mask.values().begin(), c.mask.values().end());
   CHECK(distinct.size() == 49);  // a non-uniform mask: no two taps alike

@@ -6,12 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "analysis_geometry.hpp"
+#include "convlab/lab_config.hpp"
 
 namespace convlab::analysis {
 
@@ -66,7 +69,7 @@ std::vector<Strategy> all_strategies() {
 
 void Config::validate() const {
   auto positive = [](const char* what, int v) {
-    if (v < 1) throw std::invalid_argument(fmt::format("analysis: {} must be ≥ 1 (got {})", what, v));
+    if (v < 1) throw std::invalid_argument(fmt::format("analysis: {} must be >= 1 (got {})", what, v));
   };
   if (dims != 1 && dims != 2) {
     throw std::invalid_argument(fmt::format("analysis: dims must be 1 or 2 (got {})", dims));
@@ -159,6 +162,17 @@ Config untiled_config(int dims, int height, int width, int mask_width, int block
   return c;
 }
 
+std::optional<Config> config_for_lab(const std::string& lab, int height, int width, int mask_width) {
+  using namespace convlab::config;
+  if (lab == "lab01" || lab == "lab02") {
+    return untiled_config(2, height, width, mask_width, kUntiledBlockX, kUntiledBlockY, lab == "lab01");
+  }
+  if (lab == "lab03") return config_2d(Strategy::tiled1, height, width, mask_width, kLab03TileWidth);
+  if (lab == "lab04") return config_2d(Strategy::tiled2, height, width, mask_width, kLab04InTile);
+  if (lab == "lab05") return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
+  return std::nullopt;
+}
+
 // ---- Counts ------------------------------------------------------------------------------
 
 Counts& Counts::operator+=(const Counts& o) {
@@ -211,6 +225,40 @@ bool Counts::operator==(const Counts& o) const {
 
 namespace {
 
+/// Lab 01's loads of the mask, counted as the hardware issues them. All lanes of a warp read
+/// the same M[p][q], so one load instruction serves the warp (Nsight Compute's thread-level
+/// byte count, smsp__sass_data_bytes_mem_global_op_ld.sum, also counts it once: measured on
+/// an H200). The kernel reads M only for a tap inside the image, so a warp issues the load
+/// for tap (p, q) when at least one of its active threads has that tap inside.
+long long warp_mask_loads(const Config& c, const BlockWindows& w) {
+  const AxisWindow& x = w.x;
+  const AxisWindow& y = w.y;
+  const int threads = c.threads_per_block();
+  long long loads = 0;
+  std::vector<char> issued(static_cast<std::size_t>(x.k) * y.k);
+  for (int first = 0; first < threads; first += kWarpSize) {
+    std::fill(issued.begin(), issued.end(), 0);
+    const int last = std::min(first + kWarpSize, threads);
+    // A warp is a run of consecutive thread indices: a few row segments of the block.
+    for (int tid = first; tid < last;) {
+      const int ty = tid / c.block_x;
+      const int tx_begin = tid % c.block_x;
+      const int tx_end = std::min(c.block_x, tx_begin + (last - tid));
+      tid += tx_end - tx_begin;
+      const int active_end = std::min(tx_end, x.valid);
+      if (ty >= y.valid || tx_begin >= active_end) continue;
+      // Output t (footprint-local) reads position t + tap; inside when in [in_lo, in_hi).
+      const int p_lo = std::max(0, y.in_lo - ty), p_hi = std::min(y.k, y.in_hi - ty);
+      const int q_lo = std::max(0, x.in_lo - (active_end - 1)), q_hi = std::min(x.k, x.in_hi - tx_begin);
+      for (int p = p_lo; p < p_hi; ++p) {
+        for (int q = q_lo; q < q_hi; ++q) issued[static_cast<std::size_t>(p) * x.k + q] = 1;
+      }
+    }
+    loads += std::count(issued.begin(), issued.end(), 1);
+  }
+  return loads;
+}
+
 /// The access counts of one block, as products of per-axis closed forms.
 Counts block_counts(const Config& c, const BlockWindows& w) {
   const AxisWindow& x = w.x;
@@ -229,7 +277,7 @@ Counts block_counts(const Config& c, const BlockWindows& w) {
 
   switch (c.strategy) {
     case Strategy::untiled_global_mask:
-      n.global_mask_loads = n.outputs * taps;  // M[p][q] read for every tap, ghost or not
+      n.global_mask_loads = warp_mask_loads(c, w);
       [[fallthrough]];
     case Strategy::untiled:
       n.global_input_loads = n.untiled_equivalent;

@@ -54,6 +54,10 @@ double bandwidth_bound_seconds(long long pixels, double bytes_per_s) {
   return 2.0 * kBytesPerFloat * static_cast<double>(pixels) / bytes_per_s;
 }
 
+double percent_of_bandwidth_bound(double seconds, long long pixels, double bytes_per_s) {
+  return 100.0 * bandwidth_bound_seconds(pixels, bytes_per_s) / seconds;
+}
+
 Im2colTraffic im2col_traffic(const ConvLayerShape& layer) {
   layer.validate();
   Im2colTraffic t;

@@ -118,7 +118,7 @@ std::string render_text(const std::vector<LectureTable>& tables, const GpuColumn
   Tally n = tally(tables);
   std::string out = fmt::format(
       "convlab: the syllabus's tables recomputed by the analysis model\n"
-      "published values: {} agree, {} differ by rounding, {} are wrong in the source; "
+      "published values: {} agree, {} differ by rounding, {} are inconsistent in the source; "
       "this GPU: {}\n",
       n.by_verdict[Verdict::agrees], n.by_verdict[Verdict::rounding], n.by_verdict[Verdict::error],
       gpu_status(gpu));
@@ -138,6 +138,7 @@ std::string render_text(const std::vector<LectureTable>& tables, const GpuColumn
         s += last && !cols[c].numeric ? cell : pad(cell, w[c], cols[c].numeric);
         if (!last) s += "  ";
       }
+      s.erase(s.find_last_not_of(' ') + 1);  // no trailing blanks after an empty flag cell
       return s + "\n";
     };
     out += line([&](std::size_t c) { return cols[c].header; });

@@ -147,8 +147,11 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
   std::string ni_what;
   const bool not_impl = lab_reported_not_implemented(&ni_what);
   if (!ctx.opt.check || !expected) {
-    r.status = memory_problems.empty() ? Status::unchecked : Status::fail;
+    // Unchecked (the grader's children run this way and compare the output themselves), but a
+    // stub still says so, and stray writes are still reported.
+    r.status = memory_problems.empty() && !not_impl ? Status::unchecked : Status::fail;
     r.message = memory_problems.empty() ? "not checked (no expected output)" : memory_problems;
+    if (not_impl) r.message = fmt::format("not implemented ({}); {}", ni_what, r.message);
     return;
   }
   const CompareResult cmp = compare_outputs(got, *expected, abs_sum(), terms, tol);
@@ -291,12 +294,15 @@ json result_json(const Result& r, const RunContext& ctx) {
   return j;
 }
 
+// `finished` is false while cases are still running: the report is rewritten (atomically) after
+// every result, so that a grader that has to kill a hung run still reads every finished one.
 void write_json_report(const std::string& path, const LabDescription& lab, const RunContext& ctx,
-                       const std::vector<Result>& results) {
-  if (path.empty()) return;
+                       const std::vector<Result>& results, bool finished = true) {
+  if (path.empty() || (path == "-" && !finished)) return;
   json j;
   j["format"] = "convlab-run";
   j["version"] = 1;
+  j["finished"] = finished;
   j["lab"] = lab.id;
   j["title"] = lab.title;
   j["device"] = {{"name", ctx.device.name},
@@ -320,6 +326,38 @@ void write_json_report(const std::string& path, const LabDescription& lab, const
   fs::rename(tmp, path);
 }
 
+json tolerance_json(Tolerance t) { return {{"name", t.name}, {"unit_roundoff", t.unit_roundoff}}; }
+
+// `--list --json FILE`: what each variant accepts and the tolerance it is checked with, for a
+// grader that compares outputs itself ({"format": "convlab-lab-list", "version": 1}).
+void write_list_json(const std::string& path, const LabDescription& lab) {
+  if (path.empty()) return;
+  json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", lab.id}, {"title", lab.title}};
+  j["variants"] = json::array();
+  for (const auto& v : lab.conv2d) {
+    json widths = json::array();
+    for (int k = 1; k <= kMaxMaskWidth; ++k) {
+      if (v.masks & (1u << k)) widths.push_back(k);
+    }
+    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", widths},
+                             {"tolerance", tolerance_json(v.tolerance)}});
+  }
+  for (const auto& v : lab.conv_layer) {
+    j["variants"].push_back({{"name", v.name}, {"problem", "conv_layer"}, {"max_mask_width", v.max_mask_width},
+                             {"tolerance", tolerance_json(v.tolerance)}});
+  }
+  if (path == "-") {
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  const fs::path tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+  }
+  fs::rename(tmp, path);
+}
+
 }  // namespace
 
 int run_lab(int argc, char** argv, const LabDescription& lab) {
@@ -328,7 +366,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   app.add_option("cases", opt.paths, "case folders, or folders holding cases (e.g. datasets/conv2d)");
   app.add_option("--variant", opt.variants, "run only this variant (repeatable); see --list");
   app.add_flag("--list", opt.list, "list the lab's variants and exit");
-  app.add_option("--json", opt.json_path, "also write the results as JSON to FILE ('-' for stdout)");
+  app.add_option("--json", opt.json_path, "also write the results (with --list: the variants) as JSON to FILE ('-' for stdout)");
   app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
   app.add_flag("!--no-check", opt.check, "do not compare with expected outputs");
   app.add_flag("!--no-time", opt.time, "do not time");
@@ -345,6 +383,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   if (opt.list) {
     for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, flag_for(v.masks));
     for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
+    write_list_json(opt.json_path, lab);
     return kExitAllPassed;
   }
   if (opt.paths.empty()) {
@@ -392,6 +431,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     print_result(r, lab.id, ctx);
     if (r.status == Status::fail || r.status == Status::error) exit_code = kExitSomeFailed;
     results.push_back(std::move(r));
+    write_json_report(opt.json_path, lab, ctx, results, /*finished=*/false);
   };
   try {
     if (opt.time) {

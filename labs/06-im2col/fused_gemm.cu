@@ -1,21 +1,64 @@
 // Lab 06, step 2 — unrolling fused into the GEMM's tile load: no X_unroll buffer exists.
 //
-// Idea:      the GEMM of step 1 loads TILE_WIDTH×TILE_WIDTH tiles of X_unroll into shared
-//            memory. Compute each element of such a tile straight from X with step 1's index
-//            mapping instead, so the unrolled matrix is only conceptual and the replication
-//            traffic of step 1 disappears.
+// Idea:      step 1's GEMM loads TILE_WIDTH×TILE_WIDTH tiles of X_unroll into shared memory.
+//            Compute each element of such a tile straight from X with step 1's index mapping
+//            instead: element (k, n) of image b's unrolled matrix, k = c·K·K + p·K + q and
+//            n = h·Wo + w, is X[b][c][h·S-P+p·D][w·S-P+q·D] (zero outside X). The unrolled
+//            matrix is only conceptual: its write and read (README: the extra traffic of step 1)
+//            disappear, and so do the unroll kernel and its buffer.
+// You write: fused_gemm_kernel (steps 2a, 2b); then delete the not_implemented() line (2c).
+//            The launcher is given: blocks of TILE_WIDTH×TILE_WIDTH, blockIdx.z = image b.
 //
-// Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
+// Shapes: X [B][C][H][W], W [M][C][K][K] (= A, M × C·K·K row-major), Y [B][M][Ho][Wo].
+#include <climits>
+#include <stdexcept>
+
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
+namespace {
+
+constexpr int TILE_WIDTH = 16;  // TILE_WIDTH² threads per block, one output each
+
+struct Geometry {
+  int C, H, W, K, S, P, D;
+  int M, Ho, Wo;
+  int HoWo, Kdim;  // GEMM columns per image, GEMM reduction length C·K·K
+};
+
+Geometry make_geometry(const ConvLayerShape& s) {
+  s.validate();
+  if (s.input_elements() > INT_MAX || s.output_elements() > INT_MAX || s.weight_elements() > INT_MAX) {
+    throw std::invalid_argument("lab06: tensors of 2^31 elements or more are not supported (int indexing)");
+  }
+  const int Ho = s.out_height(), Wo = s.out_width();
+  return {s.channels, s.height, s.width, s.mask_width, s.stride, s.padding, s.dilation,
+          s.filters,  Ho,       Wo,      Ho * Wo,      s.channels * s.mask_width * s.mask_width};
+}
+
+__global__ void __launch_bounds__(TILE_WIDTH* TILE_WIDTH)
+fused_gemm_kernel(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g) {
+  // TODO(step 2a): your step 1 GEMM (shared tiles As, Bs of TILE_WIDTH×TILE_WIDTH) with
+  //                A = W (M × C·K·K) and C = Y[b] (M × Ho·Wo), b = blockIdx.z.
+  // TODO(step 2b): the B-tile load gathers from X instead of reading X_unroll: thread (ty, tx)
+  //                of phase t loads row k = t·TILE_WIDTH + ty, column n = blockIdx.x·TILE_WIDTH + tx;
+  //                decode n into (h, w) once (it does not change between phases) and k into
+  //                (c, p, q) per phase, then read X[b][c][h·S-P+p·D][w·S-P+q·D], or store 0
+  //                when k ≥ C·K·K, n ≥ Ho·Wo, or the tap is a padding zero.
+  (void)X, (void)Wt, (void)Y, (void)g;
+}
+
+}  // namespace
 
 void conv_layer_fused_gemm(const ConvLayerArgs& a) {
-  // TODO(step 1): a tiled GEMM kernel over all images (blockIdx.z = b) whose X-tile load maps
-  //               (row k = c·K·K + p·K + q, column n = h·Wo + w) to X[b][c][h·S-P+p·D][w·S-P+q·D].
-  // TODO(step 2): launch it, check the launch, and delete the next line.
-  (void)a;
-  not_implemented("lab06 step 2: the fused GEMM is not written yet");
+  // TODO(step 2c): delete the next line once fused_gemm_kernel works.
+  not_implemented("lab06 step 2: fused_gemm_kernel is still the stub");
+  const Geometry g = make_geometry(a.shape);
+  if (a.shape.batch > 65535) throw std::invalid_argument("lab06 step 2: at most 65535 images (gridDim.z)");
+  const dim3 block(TILE_WIDTH, TILE_WIDTH);
+  const dim3 grid((g.HoWo + TILE_WIDTH - 1) / TILE_WIDTH, (g.M + TILE_WIDTH - 1) / TILE_WIDTH, a.shape.batch);
+  fused_gemm_kernel<<<grid, block>>>(a.X, a.W, a.Y, g);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace convlab::lab06

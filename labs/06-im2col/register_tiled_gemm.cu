@@ -1,20 +1,100 @@
 // Lab 06, step 3 — joint register and shared-memory tiling of the implicit GEMM.
 //
-// Idea:      as step 2, but each thread computes a small TM×TN register tile of outputs: it
-//            reads TM weights and TN unrolled inputs from shared memory per k and does TM·TN
-//            multiply-adds with them, so shared-memory traffic per flop falls by TM·TN/(TM+TN).
+// Idea:      step 2's GEMM with the unrolled matrix still only conceptual, but every thread
+//            owns an 8×8 register tile of outputs: per k it reads 8 weights and 8 unrolled
+//            inputs from shared memory and does 64 multiply-adds with them (step 2: 2 shared
+//            loads per multiply-add; here 16 per 64).
+//            The batch is merged into the GEMM's columns: column n = b·Ho·Wo + h·Wo + w of a
+//            C·K·K × B·Ho·Wo conceptual matrix, so layers with small images still give many blocks.
+// You write: the kernel, steps 3a–3e; then delete the not_implemented() line (step 3f). The
+//            launcher is given: BM×BN = 128×128 tiles (64×128 when M ≤ 64), BK = 8,
+//            (BM/8)·(BN/8) threads.
 //
-// Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
+// Shapes: X [B][C][H][W], W [M][C][K][K] (= A, M × C·K·K row-major), Y [B][M][Ho][Wo].
+#include <climits>
+#include <stdexcept>
+
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
+namespace {
+
+constexpr int BK = 8;  // depth of a reduction slice
+constexpr int TM = 8;  // register tile: TM rows (filters) ...
+constexpr int TN = 8;  // ... × TN columns (output positions) per thread
+
+struct Geometry {
+  int C, H, W, K, S, P, D;  // input channels and size, mask width, stride, padding, dilation
+  int M, Ho, Wo;            // filters, output size
+  int HW, CHW, KK;          // H·W, C·H·W, K·K
+  int HoWo;                 // Ho·Wo
+  int Kdim;                 // C·K·K, the GEMM's reduction length
+  int N;                    // B·Ho·Wo, the GEMM's columns over the whole batch
+};
+
+Geometry make_geometry(const ConvLayerShape& s) {
+  s.validate();
+  if (s.input_elements() > INT_MAX || s.output_elements() > INT_MAX || s.weight_elements() > INT_MAX) {
+    throw std::invalid_argument("lab06: tensors of 2^31 elements or more are not supported (int indexing)");
+  }
+  Geometry g{};
+  g.C = s.channels, g.H = s.height, g.W = s.width, g.K = s.mask_width;
+  g.S = s.stride, g.P = s.padding, g.D = s.dilation;
+  g.M = s.filters, g.Ho = s.out_height(), g.Wo = s.out_width();
+  g.HW = g.H * g.W, g.CHW = g.C * g.HW, g.KK = g.K * g.K;
+  g.HoWo = g.Ho * g.Wo;
+  g.Kdim = g.C * g.KK;
+  g.N = s.batch * g.HoWo;
+  return g;
+}
+
+template <int BM, int BN>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN))
+register_tiled_kernel(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
+                      Geometry g) {
+  static_assert(BM % TM == 0 && BN % TN == 0, "whole register tiles");
+  __shared__ __align__(16) float As[BK][BM];  // As[k][m] = W[m0 + m][k0 + k]: transposed, see 3c
+  __shared__ __align__(16) float Bs[BK][BN];  // Bs[k][n] = X_unroll[k0 + k][n0 + n]
+  // TODO(step 3a): this block's tile starts at row m0 = blockIdx.y·BM, column n0 = blockIdx.x·BN.
+  //                Decide which Bs elements each thread loads (e.g. columns lane, lane+32, ... of
+  //                rows warp, warp+WARPS, ...: a warp then reads 32 consecutive output positions,
+  //                coalesced when S = 1) and decode those columns n → (b, h, w) once, before
+  //                the loop over slices.
+  // TODO(step 3b): for each slice k0 = 0, BK, 2·BK, ...: load W's BM×BK slice into As
+  //                (transposed) and the conceptual X_unroll's BK×BN slice into Bs, gathered from
+  //                X as in step 2 (0 past the edges and for padding); __syncthreads().
+  //                Avoid a division per element: decode k → (c, p, q) once per slice, or keep a
+  //                (c, p, q) cursor per row and advance it by BK with carries.
+  // TODO(step 3c): the register tile: for each kk < BK, read TM weights As[kk][..] and TN
+  //                inputs Bs[kk][..] into registers, then acc[i][j] += a[i]·b[j] for all 64
+  //                pairs; __syncthreads() before the next slice overwrites the tiles.
+  //                Keep acc[TM][TN] in registers: index it only with compile-time constants
+  //                (fully unrolled loops).
+  // TODO(step 3d): (optional, faster) double-buffer As and Bs: load slice t+1 while
+  //                multiplying slice t, one __syncthreads() per slice.
+  // TODO(step 3e): write the register tile: column n = b·Ho·Wo + hw goes to
+  //                Y[b][m][hw] = Y[(b·M + m)·Ho·Wo + hw]; skip m ≥ M and n ≥ N.
+  (void)As, (void)Bs, (void)X, (void)Wt, (void)Y, (void)g;
+}
+
+template <int BM, int BN>
+void launch(const ConvLayerArgs& a, const Geometry& g) {
+  const dim3 grid((g.N + BN - 1) / BN, (g.M + BM - 1) / BM);
+  register_tiled_kernel<BM, BN><<<grid, (BM / TM) * (BN / TN)>>>(a.X, a.W, a.Y, g);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
 
 void conv_layer_register_tiled_gemm(const ConvLayerArgs& a) {
-  // TODO(step 1): a kernel with block tile BM×BN×BK in shared memory (X tile gathered from X as
-  //               in step 2) and a TM×TN register tile per thread.
-  // TODO(step 2): launch it, check the launch, and delete the next line.
-  (void)a;
-  not_implemented("lab06 step 3: the register-tiled GEMM is not written yet");
+  // TODO(step 3f): delete the next line once register_tiled_kernel works.
+  not_implemented("lab06 step 3: register_tiled_kernel is still the stub");
+  const Geometry g = make_geometry(a.shape);
+  if (g.M <= 64) {
+    launch<64, 128>(a, g);  // a 128-row tile would leave half its threads without filters
+  } else {
+    launch<128, 128>(a, g);
+  }
 }
 
 }  // namespace convlab::lab06

@@ -8,8 +8,8 @@
 //            cudaMemcpyToSymbolAsync (device to device, enqueued before the kernel on the same
 //            stream, and timed with it). Mapping, ghost test and loop are lab 01's.
 // Achieves:  1 global load per multiply-add instead of 2 (the lecture's 2 B/FLOP); the mask
-//            costs no global-memory traffic and no load/store-unit work beyond the constant
-//            cache. The K²-fold reuse of each input pixel is still left to L1/L2.
+//            costs no global-memory loads, only constant-cache hits. The K²-fold reuse of each
+//            input pixel is still left to L1/L2.
 //
 // Shapes: N, P are height×width row-major; M (device) is K×K row-major, K ≤ 17; block 32×8.
 #include "convlab/lab_api.cuh"

@@ -22,7 +22,8 @@
 /// - Strategy::untiled (lab 02) and Strategy::untiled_global_mask (lab 01): thread (tx,ty)
 ///   of block (bx,by) owns output (by·BY+ty, bx·BX+tx); if that is inside the image it loops
 ///   over the K×K taps and loads each in-image input from global memory. Lab 01 reads the
-///   mask from global memory too: K² mask loads per computing thread; lab 02 reads it from
+///   mask from global memory too, one warp-wide load per tap inside the image for any of the
+///   warp's threads (Counts::global_mask_loads); lab 02 reads it from
 ///   `__constant__` memory (not counted as a global load).
 /// - Strategy::tiled1 (lab 03, strategy 1): a T×T block computes a T×T output tile. The
 ///   (T+K-1)² input tile is loaded by a strided loop `for (i = tid; i < IN²; i += T²)` (ghosts
@@ -182,6 +183,15 @@ Config config_2d(Strategy s, int height, int width, int mask_width, int tile);
 /// @return the configuration (not yet validated)
 Config config_1d(Strategy s, int length, int mask_width, int tile);
 
+/// The configuration a lab's solution launches with (lab_config.hpp), on an H×W image with a
+/// K×K mask: what `grader analyze --lab`, the grader's predictions and the ncu check share.
+/// @param lab "lab01" … "lab05"
+/// @param height image rows
+/// @param width image columns
+/// @param mask_width K
+/// @return the configuration, or nullopt for a lab the model does not cover
+std::optional<Config> config_for_lab(const std::string& lab, int height, int width, int mask_width);
+
 /// An untiled configuration (labs 01 and 02).
 /// @param dims 1 or 2
 /// @param height H (ignored, set to 1, when dims == 1)
@@ -202,7 +212,11 @@ struct Counts {
   long long warps = 0;               ///< warps launched (partial warps count as one)
   long long outputs = 0;             ///< outputs computed and written
   long long global_input_loads = 0;  ///< elements of N read from global memory (no ghosts)
-  long long global_mask_loads = 0;   ///< elements of M read from global memory (lab 01 only)
+  /// Warp-level loads of M from global memory (lab 01 only). Every lane of a warp reads the
+  /// same M[p][q], so the hardware issues one 4-byte load for the warp, and Nsight Compute's
+  /// thread-level byte count counts it once (measured on an H200). A warp issues the load for
+  /// tap (p, q) when any of its active threads has that tap inside the image.
+  long long global_mask_loads = 0;
   long long shared_stores = 0;       ///< elements written to shared memory (ghost zeros included)
   long long shared_loads = 0;        ///< elements read from shared memory
   long long untiled_equivalent = 0;  ///< global input loads the untiled kernel makes for these outputs
@@ -218,6 +232,10 @@ struct Counts {
   /// @param times how many identical blocks
   /// @return the scaled counts
   [[nodiscard]] Counts scaled(long long times) const;
+  /// Every element threads read from global memory, input and mask: what Nsight Compute's
+  /// `smsp__sass_data_bytes_mem_global_op_ld.sum` measures, divided by 4.
+  /// @return global_input_loads + global_mask_loads
+  [[nodiscard]] long long global_loads() const { return global_input_loads + global_mask_loads; }
   /// Untiled-equivalent accesses ÷ global input loads; NaN when nothing is loaded.
   /// @return the bandwidth reduction
   [[nodiscard]] double bandwidth_reduction() const;
@@ -377,6 +395,15 @@ double register_blocking_fma_per_load(int mask_width, int outputs);
 /// @param bytes_per_s measured global memory bandwidth
 /// @return seconds
 double bandwidth_bound_seconds(long long pixels, double bytes_per_s);
+
+/// The paper's "% of BW Bound" as its numbers mean it: 100 · bound time / convolution time, so
+/// that more than 100 is faster than the bound. (The paper's text defines the inverse ratio;
+/// its tables contradict that definition.)
+/// @param seconds the convolution's time
+/// @param pixels elements in the image
+/// @param bytes_per_s measured global memory bandwidth
+/// @return a percentage
+double percent_of_bandwidth_bound(double seconds, long long pixels, double bytes_per_s);
 
 // ---- The conv-layer lecture (im2col) ------------------------------------------------------
 

@@ -30,7 +30,9 @@ struct Tolerance {
 };
 
 /// The allowed absolute error of one output: `n·u·S + 1e-30`.
-/// @param terms n, multiply-adds per output; @param abs_sum S = Σ|term|.
+/// @param terms n, multiply-adds per output
+/// @param abs_sum S = Σ|term|
+/// @param tol the unit roundoff u of the arithmetic
 double allowed_error(std::size_t terms, double abs_sum, Tolerance tol);
 
 /// One wrong output element.
@@ -52,6 +54,7 @@ struct CompareResult {
   std::vector<Mismatch> first;    ///< the first few mismatches, in row-major order
   std::string shape_error;        ///< non-empty when the output shape itself is wrong
 
+  /// True when every output is written, finite and within tolerance.
   [[nodiscard]] bool ok() const { return bad == 0 && shape_error.empty(); }
   /// One line: "412 of 1961 outputs wrong (3 unwritten, 0 not finite)" or "all 1961 outputs
   /// within tolerance (worst 0.02 of allowed)".
@@ -66,6 +69,7 @@ struct CompareResult {
 /// @param expected the double reference, same shape
 /// @param abs_sum  S per output, same shape (from conv2d_abs_sum / conv_layer_abs_sum)
 /// @param terms    n, multiply-adds per output
+/// @param tol      the unit roundoff u of the arithmetic
 /// @param keep     how many mismatches to keep in CompareResult::first
 CompareResult compare_outputs(const Tensor<float>& got, const Tensor<double>& expected,
                               const Tensor<double>& abs_sum, std::size_t terms, Tolerance tol,

@@ -13,6 +13,7 @@ namespace convlab {
 /// A failed CUDA runtime call. what() names the call, the file and line, and CUDA's message.
 class CudaError : public std::runtime_error {
  public:
+  /// An error with CUDA's code and a message naming the call.
   CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
   /// The CUDA error code.
   [[nodiscard]] cudaError_t code() const { return code_; }

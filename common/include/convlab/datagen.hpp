@@ -17,23 +17,25 @@ namespace convlab {
 /// What to generate for one conv2d case.
 struct Conv2dSpec {
   std::string name;         ///< folder name, e.g. "k5_37x53"
-  Conv2dShape shape;
+  Conv2dShape shape;        ///< H, W, K
   std::uint64_t seed = 0;   ///< drives every random value of the case
-  std::string description;
+  std::string description;  ///< one line for people
 };
 
 /// What to generate for one conv-layer case.
 struct ConvLayerSpec {
-  std::string name;
-  ConvLayerShape shape;
-  std::uint64_t seed = 0;
-  std::string description;
+  std::string name;         ///< folder name
+  ConvLayerShape shape;     ///< B, C, M, H, W, K, stride, padding, dilation
+  std::uint64_t seed = 0;   ///< drives every random value of the case
+  std::string description;  ///< one line for people
 };
 
-/// Random non-uniform inputs from the spec's seed, expected output from the CPU reference.
-Conv2dCase generate_case(const Conv2dSpec& spec);
-/// Random non-uniform inputs from the spec's seed, expected output from the CPU reference.
-ConvLayerCase generate_case(const ConvLayerSpec& spec);
+/// Random non-uniform inputs from the spec's seed, and (unless `with_expected` is false, for
+/// timing-only cases) the expected output from the CPU reference.
+Conv2dCase generate_case(const Conv2dSpec& spec, bool with_expected = true);
+/// Random non-uniform inputs from the spec's seed, and (unless `with_expected` is false) the
+/// expected output from the CPU reference.
+ConvLayerCase generate_case(const ConvLayerSpec& spec, bool with_expected = true);
 
 /// The small cases whose values a reader checks by hand (seeds' worked examples, recomputed).
 std::vector<Conv2dCase> hand_conv2d_cases();

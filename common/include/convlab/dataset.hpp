@@ -34,7 +34,7 @@ inline constexpr int kCaseFormatVersion = 1;
 struct CaseInfo {
   std::filesystem::path dir;  ///< the case folder
   std::string name;           ///< e.g. "k5_37x53"; unique within its problem
-  Problem problem = Problem::conv2d;
+  Problem problem = Problem::conv2d;  ///< which problem, hence which shape is valid
   Conv2dShape conv2d;         ///< valid when problem == conv2d
   ConvLayerShape layer;       ///< valid when problem == conv_layer
   std::uint64_t seed = 0;     ///< generator seed (0 for hand-made cases)
@@ -45,7 +45,7 @@ struct CaseInfo {
 
 /// A conv2d case in memory.
 struct Conv2dCase {
-  CaseInfo info;
+  CaseInfo info;                          ///< metadata from case.json
   Tensor<float> image;                    ///< N, H×W
   Tensor<float> mask;                     ///< M, K×K
   std::optional<Tensor<double>> expected; ///< P from the reference, H×W (absent for graders' children)
@@ -53,10 +53,11 @@ struct Conv2dCase {
 
 /// A conv-layer case in memory.
 struct ConvLayerCase {
-  CaseInfo info;
+  CaseInfo info;                          ///< metadata from case.json
   Tensor<float> x;                        ///< X, B×C×H×W
   Tensor<float> w;                        ///< W, M×C×K×K
   std::optional<Tensor<double>> expected; ///< Y, B×M×Ho×Wo
+  /// Stride, padding and dilation, as the reference takes them.
   [[nodiscard]] ConvLayerParams params() const {
     return {info.layer.stride, info.layer.padding, info.layer.dilation};
   }

@@ -28,6 +28,7 @@ struct GuardReport {
   std::size_t before = 0;        ///< guard elements overwritten before the data
   std::size_t after = 0;         ///< guard elements overwritten after the data
   std::ptrdiff_t first = 0;      ///< element offset of the first one, relative to data() (negative: before)
+  /// True when no guard element changed.
   [[nodiscard]] bool clean() const { return before == 0 && after == 0; }
   /// "3 elements written before the buffer (first at offset -1) and 0 after".
   [[nodiscard]] std::string describe(const std::string& buffer_name) const;
@@ -37,6 +38,7 @@ struct GuardReport {
 template <class T>
 class DeviceBuffer {
  public:
+  /// Allocates `size` elements between two guard bands of `guard` elements each.
   explicit DeviceBuffer(std::size_t size, std::size_t guard = kDefaultGuardElements)
       : size_(size), guard_(guard) {
     CUDA_CHECK(cudaMalloc(&base_, bytes_total()));
@@ -45,13 +47,18 @@ class DeviceBuffer {
   ~DeviceBuffer() { cudaFree(base_); }  // no check: destructors must not throw
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Takes over another buffer's allocation.
   DeviceBuffer(DeviceBuffer&& o) noexcept : base_(o.base_), size_(o.size_), guard_(o.guard_) {
     o.base_ = nullptr;
   }
 
+  /// The first data element (past the front guard).
   [[nodiscard]] T* data() { return base_ + guard_; }
+  /// The first data element (past the front guard).
   [[nodiscard]] const T* data() const { return base_ + guard_; }
+  /// Data elements (guards excluded).
   [[nodiscard]] std::size_t size() const { return size_; }
+  /// Data bytes (guards excluded).
   [[nodiscard]] std::size_t bytes() const { return size_ * sizeof(T); }
 
   /// Copies `size()` elements from the host.

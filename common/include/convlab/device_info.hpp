@@ -11,19 +11,19 @@ namespace convlab {
 
 /// Properties of the GPU in use.
 struct DeviceInfo {
-  int index = 0;
+  int index = 0;                   ///< CUDA device ordinal
   std::string name;                ///< e.g. "NVIDIA H200"
-  int cc_major = 0;                ///< compute capability
-  int cc_minor = 0;
-  int sm_count = 0;
-  long long global_memory_bytes = 0;
-  long long l2_bytes = 0;
-  long long shared_memory_per_sm = 0;
-  long long shared_memory_per_block_optin = 0;
-  int max_threads_per_sm = 0;
-  int sm_clock_khz = 0;
-  int memory_clock_khz = 0;
-  int memory_bus_bits = 0;
+  int cc_major = 0;                ///< compute capability, major
+  int cc_minor = 0;                ///< compute capability, minor
+  int sm_count = 0;                ///< streaming multiprocessors
+  long long global_memory_bytes = 0;           ///< device memory
+  long long l2_bytes = 0;                      ///< L2 cache size
+  long long shared_memory_per_sm = 0;          ///< shared memory per SM
+  long long shared_memory_per_block_optin = 0; ///< most shared memory one block may opt into
+  int max_threads_per_sm = 0;      ///< resident threads per SM
+  int sm_clock_khz = 0;            ///< SM clock the driver reports
+  int memory_clock_khz = 0;        ///< memory clock the driver reports
+  int memory_bus_bits = 0;         ///< memory bus width
   std::string driver;              ///< "13.0" style driver API version
   std::string runtime;             ///< runtime version
   /// "NVIDIA H200 (sm_90, 132 SMs, 141 GB)".
@@ -36,7 +36,7 @@ std::optional<DeviceInfo> query_device(std::string* why_not = nullptr);
 
 /// Ceilings measured on the GPU now: the roofline's two slopes.
 struct Ceilings {
-  double copy_bytes_per_s = 0;  ///< device-to-device float4 copy, bytes read + written per second
+  double copy_bytes_per_s = 0;  ///< device-to-device copy (the better of a float4 kernel and cudaMemcpy), bytes read + written per second
   double fma_flops_per_s = 0;   ///< fp32 FMA loop, 2 flops per FMA
 };
 

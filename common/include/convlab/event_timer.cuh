@@ -37,11 +37,11 @@ struct TimingOptions {
 
 /// Result of time_kernel().
 struct TimingStats {
-  double median_ms = 0;
-  double min_ms = 0;
-  double max_ms = 0;
-  int runs = 0;
-  std::vector<double> samples_ms;
+  double median_ms = 0;           ///< median of the timed runs
+  double min_ms = 0;              ///< fastest run
+  double max_ms = 0;              ///< slowest run
+  int runs = 0;                   ///< timed runs made
+  std::vector<double> samples_ms; ///< every timed run, in order
 };
 
 /// Runs `launch` (which enqueues work on the default stream) as TimingOptions says and returns

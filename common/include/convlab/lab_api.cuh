@@ -19,8 +19,8 @@ struct Conv2dArgs {
   const float* N;  ///< input image, height×width, row-major
   const float* M;  ///< mask, mask_width×mask_width, row-major
   float* P;        ///< output image, height×width, row-major
-  int height;
-  int width;
+  int height;      ///< image rows
+  int width;       ///< image columns
   int mask_width;  ///< K; labs 01–05 are given odd K only, lab 07 also K = 2, 4, 6
 };
 
@@ -47,22 +47,22 @@ void conv2d_both_restrict(const Conv2dArgs& a);  ///< input and mask are const _
 
 // --- Lab 02: the mask in __constant__ memory.
 namespace lab02 {
-void conv2d_constant_mask(const Conv2dArgs& a);
+void conv2d_constant_mask(const Conv2dArgs& a);  ///< the mask read from __constant__ memory
 }  // namespace lab02
 
 // --- Lab 03: tiling strategy 1, block covers the output tile, input tile loaded in steps.
 namespace lab03 {
-void conv2d_tiled_output(const Conv2dArgs& a);
+void conv2d_tiled_output(const Conv2dArgs& a);  ///< strategy 1
 }  // namespace lab03
 
 // --- Lab 04: tiling strategy 2, block covers the input tile, some threads idle for output.
 namespace lab04 {
-void conv2d_tiled_input(const Conv2dArgs& a);
+void conv2d_tiled_input(const Conv2dArgs& a);  ///< strategy 2
 }  // namespace lab04
 
 // --- Lab 05: tiling strategy 3, only the core in shared memory, halo through the caches.
 namespace lab05 {
-void conv2d_tiled_cached_halo(const Conv2dArgs& a);
+void conv2d_tiled_cached_halo(const Conv2dArgs& a);  ///< strategy 3
 }  // namespace lab05
 
 // --- Lab 06: conv layers through im2col, three steps.
@@ -74,7 +74,7 @@ void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint 
 
 // --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
 namespace lab07 {
-void conv2d_register_tiled(const Conv2dArgs& a);
+void conv2d_register_tiled(const Conv2dArgs& a);  ///< the autotuned register-tiled kernel
 }  // namespace lab07
 
 }  // namespace convlab

@@ -7,8 +7,8 @@
 namespace convlab::config {
 
 /// Labs 01 and 02 (untiled): one thread per output, blocks of kUntiledBlockX × kUntiledBlockY.
-inline constexpr int kUntiledBlockX = 32;
-inline constexpr int kUntiledBlockY = 8;
+inline constexpr int kUntiledBlockX = 32;  ///< threads per block in x (one warp per row)
+inline constexpr int kUntiledBlockY = 8;   ///< threads per block in y
 
 /// Lab 03 (strategy 1): the block is the TILE_WIDTH×TILE_WIDTH output tile; the
 /// (TILE_WIDTH+K-1)² input tile is loaded in ⌈IN_TILE²/TILE_WIDTH²⌉ steps.

@@ -40,24 +40,24 @@ inline constexpr MaskSupport kAllMasks = 0x3FFFEu;
 struct Conv2dVariant {
   std::string name;                 ///< e.g. "both_restrict"
   void (*run)(const Conv2dArgs&);   ///< the lab's function
-  MaskSupport masks = kOddMasks;
-  Tolerance tolerance = Tolerance::fp32();
+  MaskSupport masks = kOddMasks;             ///< mask widths it accepts; others are skipped
+  Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
 };
 
 /// One function of a conv-layer lab.
 struct ConvLayerVariant {
-  std::string name;
-  void (*run)(const ConvLayerArgs&);
-  int max_mask_width = 17;
-  Tolerance tolerance = Tolerance::fp32();
+  std::string name;                          ///< e.g. "fused_gemm"
+  void (*run)(const ConvLayerArgs&);         ///< the lab's function
+  int max_mask_width = 17;                   ///< larger masks are skipped
+  Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
 };
 
 /// A lab, as its runner sees it.
 struct LabDescription {
   std::string id;     ///< "lab01"
   std::string title;  ///< "naive convolution, global memory"
-  std::vector<Conv2dVariant> conv2d;
-  std::vector<ConvLayerVariant> conv_layer;
+  std::vector<Conv2dVariant> conv2d;          ///< its conv2d functions (labs 01–05, 07)
+  std::vector<ConvLayerVariant> conv_layer;   ///< its conv-layer functions (lab 06)
 };
 
 /// The runner's main. Returns one of RunnerExit.

@@ -35,17 +35,26 @@ class Tensor {
     }
   }
 
+  /// The extent of each axis, outermost first.
   [[nodiscard]] const std::vector<std::size_t>& shape() const { return shape_; }
+  /// Number of axes.
   [[nodiscard]] std::size_t rank() const { return shape_.size(); }
+  /// Extent of one axis.
   [[nodiscard]] std::size_t dim(std::size_t axis) const { return shape_.at(axis); }
+  /// Number of elements.
   [[nodiscard]] std::size_t size() const { return values_.size(); }
+  /// The elements, row-major.
   [[nodiscard]] T* data() { return values_.data(); }
+  /// The elements, row-major.
   [[nodiscard]] const T* data() const { return values_.data(); }
+  /// The elements, row-major.
   [[nodiscard]] std::vector<T>& values() { return values_; }
+  /// The elements, row-major.
   [[nodiscard]] const std::vector<T>& values() const { return values_; }
 
   /// Element at a multi-index, bounds-checked (for tests and small examples).
   [[nodiscard]] T& at(std::initializer_list<std::size_t> index) { return values_[offset(index)]; }
+  /// Element at a multi-index, bounds-checked.
   [[nodiscard]] const T& at(std::initializer_list<std::size_t> index) const {
     return values_[offset(index)];
   }

@@ -1,0 +1,480 @@
+// conv_layer_bench — lab 06's steps against cuDNN and cuBLAS, in one run, on one GPU.
+//
+//   build/bin/conv_layer_bench                       # the four layers of issue 7
+//   build/bin/conv_layer_bench --layer 8,64,64,56,56,3,1,1,1 --repeats 50 --json out.json
+//
+// For every layer it times, with the protocol of the lab runner (device-resident data, warm-up,
+// median of repeats, L2 flushed before each repeat):
+//   * cuDNN: float32 with CUDNN_FMA_MATH (no TF32 tensor cores), the fastest algorithm that
+//     cudnnFindConvolutionForwardAlgorithmEx measures (only when CMake found cuDNN);
+//   * the three steps of lab 06 (solutions/06-im2col), and step 3 with each of its block tiles;
+//   * cuBLAS SGEMM on the explicit unroll: step 1's unroll kernel over the whole batch, then
+//     cublasSgemmStridedBatched (default math: FP32, no TF32); timed as unroll + SGEMM and as
+//     SGEMM alone;
+//   * the stretch steps: TF32 tensor cores, and the fused bias + ReLU epilogue against step 3
+//     followed by a separate bias + ReLU kernel (the blog's kernel fusion).
+// Every output is checked against step 2's (within 2·n·u·S of each other, S = Σ|term| computed
+// by step 3 on |X| and |W|; TF32 adds n·2^-11·S), so a fast wrong answer cannot slip into the table.
+// Performance counts 2·B·M·Ho·Wo·C·K² flops (the direct convolution's multiply-adds) for everyone.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "convlab/cuda_check.cuh"
+#include "convlab/device_buffer.cuh"
+#include "convlab/device_info.hpp"
+#include "convlab/event_timer.cuh"
+#include "convlab/lab_api.cuh"
+#include "lab06_extras.cuh"
+
+#ifdef CONVLAB_HAVE_CUDNN
+#include "cudnn_conv.hpp"
+#endif
+
+namespace {
+
+using convlab::ConvLayerArgs;
+using convlab::ConvLayerShape;
+using convlab::DeviceBuffer;
+using nlohmann::json;
+
+// ---- Small device kernels: data, |x|, checks, an unfused bias + ReLU --------------------------
+
+__global__ void fill_uniform(float* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);  // splitmix64
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[i] = static_cast<float>(z >> 40) * (1.0f / 8388608.0f) - 1.0f;  // k·2^-23 - 1, in [-1, 1)
+  }
+}
+
+__global__ void absolute(const float* in, float* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = fabsf(in[i]);
+  }
+}
+
+// Counts outputs with |got - ref'| > slack·(n·u·S' + 1e-30), where ref' = ref (bias == nullptr) or
+// max(ref + bias[m], 0), S' = S (+ |bias[m]|, one more term). NaN counts as bad. Also the
+// largest |got - ref'| / allowed (as float bits: non-negative floats order like ints).
+__global__ void count_bad(const float* got, const float* ref, const float* abs_sum, const float* bias, int M,
+                          int HoWo, std::size_t n, double terms, double u, unsigned long long* bad,
+                          unsigned* worst_bits) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    double r = ref[i];
+    double s = abs_sum[i];
+    double t = terms;
+    if (bias) {
+      const int m = static_cast<int>((i / HoWo) % M);
+      r = fmax(r + bias[m], 0.0);
+      s += fabs(bias[m]);
+      t += 1;
+    }
+    const double allowed = t * u * s + 1e-30;
+    const double err = fabs(static_cast<double>(got[i]) - r);
+    if (!(err <= allowed)) atomicAdd(bad, 1ull);
+    const float ratio = static_cast<float>(err / allowed);
+    if (ratio == ratio) atomicMax(worst_bits, __float_as_uint(ratio));
+  }
+}
+
+__global__ void bias_relu_pass(float* Y, const float* bias, int M, int HoWo, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    Y[i] = fmaxf(Y[i] + bias[(i / HoWo) % M], 0.0f);
+  }
+}
+
+int grid_for(std::size_t n) { return static_cast<int>(std::min<std::size_t>((n + 255) / 256, 8192)); }
+
+// ---- cuBLAS ----------------------------------------------------------------------------------
+
+void cublas_check(cublasStatus_t s, const char* call, int line) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(fmt::format("{} failed at conv_layer_bench.cu:{}: status {}", call, line,
+                                         static_cast<int>(s)));
+  }
+}
+#define CUBLAS_CHECK(call) cublas_check((call), #call, __LINE__)
+
+// ---- The benchmark ---------------------------------------------------------------------------
+
+struct Layer {
+  std::string name;
+  ConvLayerShape shape;
+};
+
+ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
+  ConvLayerShape x;
+  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
+  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
+  return x;
+}
+
+std::vector<Layer> issue_layers() {
+  return {{"B32 C64→64 56×56 K3 P1", layer(32, 64, 64, 56, 56, 3, 1, 1, 1)},
+          {"B32 C256→256 14×14 K3 P1", layer(32, 256, 256, 14, 14, 3, 1, 1, 1)},
+          {"B16 C3→64 224×224 K7 S2 P3", layer(16, 3, 64, 224, 224, 7, 2, 3, 1)},
+          {"B8 C128→128 128×128 K3 P1", layer(8, 128, 128, 128, 128, 3, 1, 1, 1)}};
+}
+
+struct Measurement {
+  std::string method;
+  std::string detail;           // algorithm or plan
+  double ms = 0;
+  double tflops = 0;
+  bool checked = false;
+  unsigned long long bad = 0;
+  double worst = 0;             // worst error / allowed
+  std::string error;            // why it did not run
+};
+
+struct Options {
+  int warmup = 3;
+  int repeats = 20;
+  std::string json_path;
+  std::vector<std::string> layers;
+  bool all_plans = true;
+};
+
+class LayerBench {
+ public:
+  LayerBench(const Layer& l, const Options& o, cublasHandle_t cublas)
+      : layer_(l), opt_(o), cublas_(cublas), s_(l.shape),
+        X_(s_.input_elements()), W_(s_.weight_elements()), Y_(s_.output_elements()),
+        ref_(s_.output_elements()), abs_sum_(s_.output_elements()), bias_(static_cast<std::size_t>(s_.filters)),
+        bad_(1), worst_(1) {
+    s_.validate();
+    fill_uniform<<<grid_for(X_.size()), 256>>>(X_.data(), X_.size(), 0x1234);
+    fill_uniform<<<grid_for(W_.size()), 256>>>(W_.data(), W_.size(), 0x5678);
+    fill_uniform<<<grid_for(bias_.size()), 256>>>(bias_.data(), bias_.size(), 0x9abc);
+    CUDA_CHECK(cudaGetLastError());
+    flops_ = 2.0 * static_cast<double>(s_.output_elements()) * static_cast<double>(s_.terms_per_output());
+    // The reference: step 2 (the simplest complete kernel); S from step 3 on |X| and |W|.
+    convlab::lab06::conv_layer_fused_gemm(args(ref_.data()));
+    {
+      DeviceBuffer<float> ax(X_.size(), 0), aw(W_.size(), 0);
+      absolute<<<grid_for(X_.size()), 256>>>(X_.data(), ax.data(), X_.size());
+      absolute<<<grid_for(W_.size()), 256>>>(W_.data(), aw.data(), W_.size());
+      CUDA_CHECK(cudaGetLastError());
+      convlab::lab06::conv_layer_register_tiled_gemm({ax.data(), aw.data(), abs_sum_.data(), s_});
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  }
+
+  [[nodiscard]] ConvLayerArgs args(float* y) const { return {X_.data(), W_.data(), y, s_}; }
+
+  // Times `launch` (which writes Y) after one checked run. `u` is the unit roundoff of the
+  // method's arithmetic; `with_bias`: the output is max(conv + bias, 0).
+  Measurement measure(const std::string& method, const std::string& detail, const std::function<void()>& launch,
+                      double u = 1.0 / 16777216.0, bool with_bias = false) {
+    Measurement m;
+    m.method = method;
+    m.detail = detail;
+    try {
+      Y_.fill_bytes(0xFF);  // NaN: an unwritten output fails the check
+      launch();
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemset(bad_.data(), 0, sizeof(unsigned long long)));
+      CUDA_CHECK(cudaMemset(worst_.data(), 0, sizeof(unsigned)));
+      // The reference itself has float32 error: allow n·u_fp32·S for it on top of the method's.
+      count_bad<<<grid_for(Y_.size()), 256>>>(Y_.data(), ref_.data(), abs_sum_.data(),
+                                             with_bias ? bias_.data() : nullptr, s_.filters,
+                                             s_.out_height() * s_.out_width(), Y_.size(),
+                                             static_cast<double>(s_.terms_per_output()), u + 1.0 / 16777216.0,
+                                             bad_.data(), worst_.data());
+      CUDA_CHECK(cudaGetLastError());
+      unsigned long long bad = 0;
+      unsigned worst = 0;
+      CUDA_CHECK(cudaMemcpy(&bad, bad_.data(), sizeof bad, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(&worst, worst_.data(), sizeof worst, cudaMemcpyDeviceToHost));
+      float worst_f;
+      std::memcpy(&worst_f, &worst, sizeof worst_f);
+      m.checked = true;
+      m.bad = bad;
+      m.worst = worst_f;
+      convlab::TimingOptions t;
+      t.warmup = opt_.warmup;
+      t.repeats = opt_.repeats;
+      t.max_seconds = 3;
+      const convlab::TimingStats st = convlab::time_kernel(launch, t);
+      m.ms = st.median_ms;
+      m.tflops = flops_ / (st.median_ms * 1e-3) / 1e12;
+    } catch (const convlab::CudaError& e) {
+      if (e.sticky()) throw;
+      m.error = e.what();
+    } catch (const std::exception& e) {
+      m.error = e.what();
+    }
+    print(m);
+    return m;
+  }
+
+  void print(const Measurement& m) const {
+    if (!m.error.empty()) {
+      fmt::print("  {:<34} {:<28} did not run: {}\n", m.method, m.detail, m.error);
+    } else {
+      fmt::print("  {:<34} {:<28} {:9.3f} ms {:7.2f} TFLOP/s  check: {} (worst {:.3f} of allowed)\n", m.method,
+                 m.detail, m.ms, m.tflops, m.bad == 0 ? "ok" : fmt::format("{} BAD", m.bad), m.worst);
+    }
+    std::fflush(stdout);
+  }
+
+  std::vector<Measurement> run_all() {
+    std::vector<Measurement> out;
+    float* y = Y_.data();
+    namespace lab = convlab::lab06;
+
+#ifdef CONVLAB_HAVE_CUDNN
+    try {
+      cudnn_ = std::make_unique<convlab::bench::CudnnConv>(s_);
+      const auto candidates = cudnn_->find(X_.data(), W_.data(), y);
+      fmt::print("  cudnnFind (its own timings):");
+      for (const auto& c : candidates) {
+        fmt::print(" {}{}[{}] {:.3f} ms", c.usable ? "" : "(excluded) ", c.algo, c.math, c.find_ms);
+      }
+      fmt::print("\n");
+      out.push_back(measure("cuDNN (FP32 FMA math)", cudnn_->algo_name(), [&] { cudnn_->run(X_.data(), W_.data(), y); }));
+      // For context: cuDNN's best algorithm of the GEMM family, the one this lab builds (FFT and
+      // Winograd do fewer multiplications than the direct sum the flop count assumes).
+      if (cudnn_->select_fastest_of({"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM"})) {
+        out.push_back(measure("cuDNN GEMM family (FP32 FMA)", cudnn_->algo_name(),
+                              [&] { cudnn_->run(X_.data(), W_.data(), y); }));
+      }
+    } catch (const std::exception& e) {
+      Measurement m{"cuDNN (FP32 FMA math)", "", 0, 0, false, 0, 0, e.what()};
+      print(m);
+      out.push_back(m);
+    }
+#else
+    Measurement none{"cuDNN (FP32 FMA math)", "", 0, 0, false, 0, 0, "not built: CMake found no cuDNN"};
+    print(none);
+    out.push_back(none);
+#endif
+
+    out.push_back(measure("step 1 unroll + tiled GEMM", "TILE_WIDTH 16", [&] { lab::conv_layer_unroll_gemm(args(y)); }));
+    out.push_back(measure("step 2 fused unroll + GEMM", "TILE_WIDTH 16", [&] { lab::conv_layer_fused_gemm(args(y)); }));
+    const lab::RegisterTilePlan plan = lab::register_tiled_plan(s_);
+    out.push_back(measure("step 3 register-tiled", plan_text(plan), [&] { lab::conv_layer_register_tiled_gemm(args(y)); }));
+    if (opt_.all_plans) {
+      std::vector<lab::RegisterTilePlan> plans = lab::register_tiled_tiles();
+      for (const auto& p : lab::register_tiled_tiles()) {
+        for (int splits : {2, 3, 4}) plans.push_back({p.bm, p.bn, splits, p.bk});
+      }
+      for (const auto& p : plans) {
+        out.push_back(measure("step 3 with plan", plan_text(p), [&, p] { lab::conv_layer_register_tiled_with(args(y), p); }));
+      }
+    }
+    out.push_back(measure("stretch: TF32 tensor cores", "W split hi+lo", [&] { lab::conv_layer_tf32_tensor_core(args(y)); },
+                          1.0 / 2048.0));
+    out.push_back(measure("stretch: step 3 + bias + ReLU pass", "2 kernels", [&] {
+      lab::conv_layer_register_tiled_with(args(y), lab::register_tiled_plan(s_, false));
+      bias_relu_pass<<<grid_for(Y_.size()), 256>>>(y, bias_.data(), s_.filters, s_.out_height() * s_.out_width(), Y_.size());
+      CUDA_CHECK(cudaGetLastError());
+    }, 1.0 / 16777216.0, true));
+    out.push_back(measure("stretch: fused bias + ReLU epilogue", "1 kernel",
+                          [&] { lab::conv_layer_bias_relu(args(y), bias_.data()); }, 1.0 / 16777216.0, true));
+
+    // cuBLAS on the explicit unroll: X_unroll of the whole batch, one strided-batched SGEMM.
+    try {
+      const int HoWo = s_.out_height() * s_.out_width();
+      const int Kdim = static_cast<int>(s_.terms_per_output());
+      DeviceBuffer<float> xu(static_cast<std::size_t>(s_.batch) * Kdim * HoWo, 0);
+      auto sgemm = [&] {
+        // Row-major Y_b (M × HoWo) = W (M × Kdim) · Xu_b (Kdim × HoWo) is, in cuBLAS's column-major
+        // terms, Y_b^T (HoWo × M) = Xu_b^T (HoWo × Kdim) · W^T (Kdim × M).
+        const float alpha = 1.0f, beta = 0.0f;
+        CUBLAS_CHECK(cublasSgemmStridedBatched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, HoWo, s_.filters, Kdim, &alpha,
+                                               xu.data(), HoWo, static_cast<long long>(Kdim) * HoWo, W_.data(),
+                                               Kdim, 0, &beta, y, HoWo,
+                                               static_cast<long long>(s_.filters) * HoWo, s_.batch));
+      };
+      out.push_back(measure("cuBLAS SGEMM on the unroll", "unroll + SGEMM", [&] {
+        lab::unroll_input(args(y), xu.data(), 0, s_.batch);
+        sgemm();
+      }));
+      lab::unroll_input(args(y), xu.data(), 0, s_.batch);
+      out.push_back(measure("cuBLAS SGEMM on the unroll", "SGEMM alone", sgemm));
+    } catch (const std::exception& e) {
+      Measurement m{"cuBLAS SGEMM on the unroll", "", 0, 0, false, 0, 0, e.what()};
+      print(m);
+      out.push_back(m);
+    }
+    return out;
+  }
+
+  static std::string plan_text(const convlab::lab06::RegisterTilePlan& p) {
+    return fmt::format("{}x{}x{}{}", p.bm, p.bn, p.bk, p.splits > 1 ? fmt::format(" split-K {}", p.splits) : "");
+  }
+
+ private:
+  Layer layer_;
+  Options opt_;
+  cublasHandle_t cublas_;
+  ConvLayerShape s_;
+  DeviceBuffer<float> X_, W_, Y_, ref_, abs_sum_, bias_;
+  DeviceBuffer<unsigned long long> bad_;
+  DeviceBuffer<unsigned> worst_;
+  double flops_ = 0;
+#ifdef CONVLAB_HAVE_CUDNN
+  std::unique_ptr<convlab::bench::CudnnConv> cudnn_;
+#endif
+};
+
+// The measurement of a method that ran (a failed check is marked in the table, not hidden).
+const Measurement* find_ok(const std::vector<Measurement>& ms, const std::string& method, const std::string& detail = "") {
+  for (const auto& m : ms) {
+    if (m.method == method && (detail.empty() || m.detail == detail) && m.error.empty()) return &m;
+  }
+  return nullptr;
+}
+
+std::string cell(const Measurement* m, const Measurement* cudnn) {
+  if (!m) return "—";
+  const std::string mark = m->bad ? " (CHECK FAILED)" : "";
+  if (!cudnn) return fmt::format("{:.1f}{}", m->tflops, mark);
+  return fmt::format("{:.1f} ({:.0f}%){}", m->tflops, 100.0 * m->tflops / cudnn->tflops, mark);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"conv_layer_bench: lab 06's steps against cuDNN (FP32, FMA math) and cuBLAS SGEMM on the unroll"};
+  app.add_option("--layer", opt.layers, "B,C,M,H,W,K,S,P,D (repeatable); default: the four layers of issue 7");
+  app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 100));
+  app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
+  app.add_option("--json", opt.json_path, "also write every measurement as JSON");
+  app.add_flag("!--no-plans", opt.all_plans, "skip timing step 3 with each of its block tiles");
+  CLI11_PARSE(app, argc, argv);
+
+  std::string why;
+  const auto device = convlab::query_device(&why);
+  if (!device) {
+    fmt::print(stderr, "conv_layer_bench: {}\n", why);
+    return 3;
+  }
+  std::vector<Layer> layers;
+  if (opt.layers.empty()) {
+    layers = issue_layers();
+  } else {
+    for (const std::string& text : opt.layers) {
+      std::smatch m;
+      if (!std::regex_match(text, m, std::regex(R"((\d+),(\d+),(\d+),(\d+),(\d+),(\d+),(\d+),(\d+),(\d+))"))) {
+        fmt::print(stderr, "--layer '{}': expected B,C,M,H,W,K,S,P,D\n", text);
+        return 2;
+      }
+      auto v = [&](int i) { return std::stoi(m[i]); };
+      const ConvLayerShape s = layer(v(1), v(2), v(3), v(4), v(5), v(6), v(7), v(8), v(9));
+      layers.push_back({s.describe(), s});
+    }
+  }
+
+  fmt::print("conv_layer_bench on {}\n", device->describe());
+#ifdef CONVLAB_HAVE_CUDNN
+  fmt::print("{}\n", convlab::bench::CudnnConv::version());
+#endif
+  const char* tf32_env = std::getenv("NVIDIA_TF32_OVERRIDE");
+  fmt::print("NVIDIA_TF32_OVERRIDE={}; protocol: {} warm-up runs, median of {} repeats, L2 flushed before each\n",
+             tf32_env ? tf32_env : "(unset)", opt.warmup, opt.repeats);
+
+  cublasHandle_t cublas = nullptr;
+  CUBLAS_CHECK(cublasCreate(&cublas));
+  CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // FP32: no TF32 tensor cores
+
+  json report;
+  report["format"] = "convlab-conv-layer-bench";
+  report["version"] = 1;
+  report["device"] = {{"name", device->name}, {"sms", device->sm_count},
+                      {"compute_capability", fmt::format("{}.{}", device->cc_major, device->cc_minor)},
+                      {"driver", device->driver}, {"runtime", device->runtime}};
+  report["layers"] = json::array();
+  std::vector<std::pair<Layer, std::vector<Measurement>>> all;
+  for (const Layer& l : layers) {
+    fmt::print("\n{}  ({:.2f} GFLOP)\n", l.name,
+               2.0 * static_cast<double>(l.shape.output_elements()) * static_cast<double>(l.shape.terms_per_output()) / 1e9);
+    std::vector<Measurement> ms;
+    {
+      LayerBench bench(l, opt, cublas);
+      ms = bench.run_all();
+    }
+    json jl = {{"name", l.name}, {"shape", l.shape.describe()}, {"measurements", json::array()}};
+    for (const auto& m : ms) {
+      json jm = {{"method", m.method}, {"detail", m.detail}};
+      if (m.error.empty()) {
+        jm["ms"] = m.ms;
+        jm["tflops"] = m.tflops;
+        jm["bad_outputs"] = m.bad;
+        jm["worst_error_over_allowed"] = m.worst;
+      } else {
+        jm["error"] = m.error;
+      }
+      jl["measurements"].push_back(jm);
+    }
+    report["layers"].push_back(jl);
+    all.emplace_back(l, std::move(ms));
+  }
+  CUBLAS_CHECK(cublasDestroy(cublas));
+
+  // The summary: TFLOP/s (percent of cuDNN's).
+  fmt::print("\n## {} — TFLOP/s (percent of cuDNN FP32 FMA)\n\n", device->name);
+  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | TF32 stretch | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& [l, ms] : all) {
+    const Measurement* cudnn = find_ok(ms, "cuDNN (FP32 FMA math)");
+    const Measurement* best = nullptr;
+    for (const auto& m : ms) {
+      if ((m.method == "step 3 with plan") && m.error.empty() && m.bad == 0 && (!best || m.tflops > best->tflops)) best = &m;
+    }
+    const Measurement* gemm_family = find_ok(ms, "cuDNN GEMM family (FP32 FMA)");
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
+               cudnn ? fmt::format("{:.1f} ({}){}", cudnn->tflops, cudnn->detail, cudnn->bad ? " (CHECK FAILED)" : "")
+                     : "—",
+               cell(find_ok(ms, "step 1 unroll + tiled GEMM"), cudnn), cell(find_ok(ms, "step 2 fused unroll + GEMM"), cudnn),
+               cell(find_ok(ms, "step 3 register-tiled"), cudnn),
+               best ? fmt::format("{} {}", cell(best, cudnn), best->detail) : "—",
+               cell(find_ok(ms, "stretch: TF32 tensor cores"), cudnn),
+               cell(find_ok(ms, "cuBLAS SGEMM on the unroll", "unroll + SGEMM"), cudnn),
+               cell(find_ok(ms, "cuBLAS SGEMM on the unroll", "SGEMM alone"), cudnn),
+               gemm_family ? fmt::format("{} {}", cell(gemm_family, cudnn), gemm_family->detail) : "—");
+  }
+  fmt::print("\n## kernel fusion (ms)\n\n| layer | step 3 + bias/ReLU pass | fused epilogue |\n| --- | --- | --- |\n");
+  for (const auto& [l, ms] : all) {
+    const Measurement* a = find_ok(ms, "stretch: step 3 + bias + ReLU pass");
+    const Measurement* b = find_ok(ms, "stretch: fused bias + ReLU epilogue");
+    fmt::print("| {} | {} | {} |\n", l.name, a ? fmt::format("{:.3f}", a->ms) : "—", b ? fmt::format("{:.3f}", b->ms) : "—");
+  }
+  bool all_ok = true;
+  for (const auto& [l, ms] : all) {
+    for (const auto& m : ms) all_ok &= m.bad == 0;
+  }
+  fmt::print("\nchecks: {}\n", all_ok ? "every output that ran agrees with step 2 within tolerance" : "SOME OUTPUTS DISAGREE (BAD above)");
+  if (!opt.json_path.empty()) {
+    std::ofstream out(opt.json_path);
+    out << report.dump(2) << '\n';
+  }
+  return all_ok ? 0 : 1;
+}

@@ -1,0 +1,52 @@
+/// @file cudnn_conv.hpp
+/// @brief cuDNN's forward convolution for the benchmark: float32 data, FMA math only (no TF32
+///        tensor cores), the fastest algorithm cudnnFindConvolutionForwardAlgorithmEx measures.
+///        Built only when CMake found cuDNN (CONVLAB_HAVE_CUDNN).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "convlab/shapes.hpp"
+
+namespace convlab::bench {
+
+/// One algorithm as cudnnFind measured it.
+struct CudnnCandidate {
+  std::string algo;       ///< e.g. "IMPLICIT_PRECOMP_GEMM"
+  std::string math;       ///< "FMA", "DEFAULT", "TENSOR_OP", ...
+  float find_ms = 0;      ///< cuDNN's own timing
+  std::size_t workspace = 0;
+  bool usable = false;    ///< succeeded and uses no tensor-core math
+};
+
+/// A conv layer set up in cuDNN (NCHW, cross-correlation, float32, CUDNN_FMA_MATH).
+class CudnnConv {
+ public:
+  explicit CudnnConv(const ConvLayerShape& shape);
+  ~CudnnConv();
+  CudnnConv(const CudnnConv&) = delete;
+  CudnnConv& operator=(const CudnnConv&) = delete;
+
+  /// Runs cudnnFindConvolutionForwardAlgorithmEx (it writes Y) and keeps the fastest usable
+  /// algorithm. @returns every candidate, fastest first. @throws std::runtime_error if none is usable.
+  std::vector<CudnnCandidate> find(const float* X, const float* W, float* Y);
+  /// Switches to the fastest usable candidate of find() whose name is one of `algos` (e.g. the
+  /// GEMM-based ones). @returns false, changing nothing, when there is none.
+  bool select_fastest_of(const std::vector<std::string>& algos);
+  /// Y = conv(X, W) with the algorithm find() chose (enqueued on the default stream).
+  void run(const float* X, const float* W, float* Y);
+  /// The chosen algorithm's name.
+  [[nodiscard]] std::string algo_name() const;
+
+  /// "cuDNN 9.19.0 (runtime 91900)".
+  static std::string version();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace convlab::bench

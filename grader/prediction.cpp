@@ -1,0 +1,46 @@
+#include "prediction.hpp"
+
+#include <fmt/format.h>
+
+#include "convlab/lab_config.hpp"
+
+namespace convlab::grader {
+
+std::optional<analysis::Config> lab_analysis_config(const std::string& number, const Conv2dShape& s) {
+  using namespace convlab::config;
+  using analysis::Strategy;
+  if (number == "01" || number == "02") {
+    return analysis::untiled_config(2, s.height, s.width, s.mask_width, kUntiledBlockX, kUntiledBlockY, number == "01");
+  }
+  if (number == "03") return analysis::config_2d(Strategy::tiled1, s.height, s.width, s.mask_width, kLab03TileWidth);
+  if (number == "04") return analysis::config_2d(Strategy::tiled2, s.height, s.width, s.mask_width, kLab04InTile);
+  if (number == "05") return analysis::config_2d(Strategy::tiled3, s.height, s.width, s.mask_width, kLab05TileWidth);
+  return std::nullopt;
+}
+
+PredictionResult predict_lab(const std::string& number, const Conv2dShape& shape) {
+  PredictionResult p;
+  const std::optional<analysis::Config> config = lab_analysis_config(number, shape);
+  if (!config) {
+    p.unavailable = fmt::format("the analysis model covers labs 01–05, not lab {}", number);
+    return p;
+  }
+  try {
+    config->validate();
+    const analysis::GridAnalysis g = analysis::analyze_grid(*config);
+    p.config = config->describe();
+    p.exact_reduction = g.exact_reduction();
+    p.interior_reduction = g.interior_reduction;
+    p.global_input_load_bytes = analysis::kBytesPerFloat * static_cast<double>(g.total.global_input_loads);
+    p.global_mask_load_bytes = analysis::kBytesPerFloat * static_cast<double>(g.total.global_mask_loads);
+    p.shared_load_bytes = analysis::kBytesPerFloat * static_cast<double>(g.total.shared_loads);
+    p.warps = g.total.warps;
+    p.divergent_warps_load = g.total.divergent_warps_load;
+    p.divergent_warps_compute = g.total.divergent_warps_compute;
+  } catch (const std::exception& e) {
+    p.unavailable = fmt::format("the analysis model rejects {}: {}", config->describe(), e.what());
+  }
+  return p;
+}
+
+}  // namespace convlab::grader

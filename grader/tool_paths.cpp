@@ -1,0 +1,46 @@
+#include "tool_paths.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_executable(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::optional<fs::path> find_tool(const std::string& name) {
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (!dir.empty() && is_executable(fs::path(dir) / name)) return fs::path(dir) / name;
+    }
+  }
+  for (const fs::path& dir : {fs::path(CONVLAB_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+    if (!dir.empty() && is_executable(dir / name)) return dir / name;
+  }
+  return std::nullopt;
+}
+
+fs::path cmake_program() {
+  const fs::path configured = CONVLAB_CMAKE_COMMAND;
+  if (is_executable(configured)) return configured;
+  return find_tool("cmake").value_or(fs::path("cmake"));
+}
+
+std::optional<fs::path> cuda_compiler() {
+  const fs::path configured = CONVLAB_CUDA_COMPILER;
+  if (!configured.empty() && is_executable(configured)) return configured;
+  return find_tool("nvcc");
+}
+
+}  // namespace convlab::grader

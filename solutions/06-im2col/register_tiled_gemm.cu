@@ -1,0 +1,349 @@
+// Lab 06, step 3 — joint register and shared-memory tiling of the implicit GEMM.
+//
+// Idea:      the GEMM of step 2, Y[b] = W[M][C·K·K] × X_unroll[C·K·K][Ho·Wo], with the unrolled
+//            matrix still only conceptual, but every thread now owns an 8×8 register tile of
+//            outputs. Per k it reads 8 weights and 8 unrolled inputs from shared memory (as four
+//            16-byte loads) and does 64 multiply-adds with them: 1 shared-memory float per 4
+//            flops instead of step 2's 1 per flop.
+// Adds:      over step 2
+//            * register tiling (TM×TN = 8×8 per thread, split as 2×2 sub-tiles of 4×4 so the
+//              fragment loads are float4; each warp is a 4×8 patch of threads, so that every
+//              fragment load is one conflict-free shared-memory wavefront);
+//            * the batch merged into the GEMM's columns: column n = b·Ho·Wo + h·Wo + w, so a layer
+//              with small images (14×14) still gives enough blocks;
+//            * the im2col index arithmetic moved out of the inner loop: each thread decodes its
+//              columns (b, h, w) once, and keeps a (c, p, q) cursor per unrolled row that it
+//              advances by BK with two conditional carries — no division per element;
+//            * asynchronous copies (cp.async, zero-filling padding taps) four BK-slices deep:
+//              while one slice is multiplied, the next three are on their way from global memory,
+//              without passing through registers;
+//            * a launch plan per layer: the block tile (128×128, 64×128, 128×64, 64×64) and a
+//              split of the C·K·K reduction over blocks (split-K) when the grid is too small
+//              to fill the GPU, chosen by a small model of waves over the SMs;
+//            * an epilogue hook, used by the stretch step's fused bias + ReLU (kernel fusion:
+//              the activation costs no extra pass over Y).
+// Achieves:  compute-bound FFMA code: `build/bin/conv_layer_bench` gives its TFLOP/s against
+//            cuDNN (float32, FMA math) and cuBLAS on the same GPU.
+//
+// Shapes: X [B][C][H][W], W [M][C][K][K] (= the GEMM's A, M × C·K·K row-major),
+//         Y [B][M][Ho][Wo]. All indices fit in int: the launcher checks every tensor has fewer
+//         than 2^31 elements.
+#include <algorithm>
+#include <cmath>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "convlab/lab_api.cuh"
+#include "implicit_gemm.cuh"
+#include "lab06_extras.cuh"
+
+namespace convlab::lab06 {
+namespace {
+
+using gemm::ColumnOrigin;
+using gemm::Geometry;
+using gemm::RowCursor;
+
+constexpr int kBK = 8;      // depth of a reduction slice (shared-memory tiles BM×kBK and kBK×BN)
+constexpr int kStages = 4;  // slices in flight: one being multiplied, up to three being copied
+
+// ---- Epilogues: what happens to a finished output before it is stored -----------------------
+
+// `linear` epilogues may be applied to partial sums, so they allow split-K (atomics add the
+// partial sums of different blocks); ReLU of a partial sum is not the ReLU of the sum.
+struct StoreOutput {  // plain convolution: Y = W ⊛ X
+  static constexpr bool linear = true;
+  __device__ float operator()(float v, int /*m*/) const { return v; }
+};
+
+struct BiasRelu {  // stretch step: Y = max(W ⊛ X + bias[m], 0) in the same pass
+  static constexpr bool linear = false;
+  const float* __restrict__ bias;
+  __device__ float operator()(float v, int m) const { return fmaxf(v + __ldg(bias + m), 0.0f); }
+};
+
+// ---- The kernel ------------------------------------------------------------------------------
+//
+// Block tile BM×BN of Y (rows m = filters, columns n = b·Ho·Wo + h·Wo + w), reduction in slices
+// of BK. Threads form a (BM/8) × (BN/8) grid, each warp a 4×8 patch of it; thread (ty, tx) owns
+// rows {ty·4 + i, BM/2 + ty·4 + i} and columns {tx·4 + j, BN/2 + tx·4 + j}, i, j < 4.
+//
+// Loading one BK-slice (asynchronous copies, STAGES slices in flight):
+//   A (weights): BM×BK floats, thread t copies k = t % BK of rows t / BK + i·THREADS/BK, and
+//                stores them transposed, As[k][m], so the compute loop reads 4 consecutive m;
+//   B (unrolled inputs, gathered from X): BK×BN floats, warp w copies rows w, w + WARPS, ... and
+//                lane l columns l, l + 32, ...: a warp reads 32 consecutive output positions,
+//                which are consecutive input addresses when S = 1 (coalesced).
+// blockIdx.z is the split of the reduction this block sums (split-K); with splits > 1 blocks
+// add into a zeroed Y with atomics.
+//
+// MIN_BLOCKS, __launch_bounds__' second argument, caps the registers per thread so that that many
+// blocks fit on an SM (512 threads: 128 registers each).
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue>
+__global__ void __launch_bounds__((BM / 8) * (BN / 8), MIN_BLOCKS)
+implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
+                             Geometry g, int k_tiles_per_split, bool vector_store, Epilogue epilogue) {
+  constexpr int TM = 8, TN = 8;
+  constexpr int THREADS_X = BN / TN;
+  constexpr int THREADS = (BM / TM) * THREADS_X;
+  constexpr int WARPS = THREADS / 32;
+  constexpr int A_PER_THREAD = BM * BK / THREADS;  // weights each thread copies per slice
+  constexpr int B_ROWS = BK / WARPS;               // unrolled rows each thread copies per slice
+  constexpr int B_COLS = BN / 32;                  // unrolled columns each thread copies
+  constexpr int PAD = 4;                           // keeps rows 16-byte aligned; see the A store
+  static_assert(THREADS % 32 == 0 && THREADS <= 512, "whole warps, at most 512 threads");
+  static_assert(BM % 32 == 0 && BN % 32 == 0, "tiles are whole warps wide (and As/Bs rows bank-aligned)");
+  static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
+  static_assert(BK % WARPS == 0, "the B slice's rows split evenly over warps");
+  // A warp's A copies cover 32/BK rows × BK slice rows: with PAD = 4 they hit 32 distinct banks
+  // for BK = 8 (2-way conflicts for BK = 16). g.step_* must have been computed for this BK.
+  static_assert(STAGES >= 2, "at least double buffering");
+  static_assert(STAGES * BK * (BM + BN + 2 * PAD) * 4 <= 48 * 1024, "static shared memory is 48 KB at most");
+
+  __shared__ __align__(16) float As[STAGES][BK][BM + PAD];
+  __shared__ __align__(16) float Bs[STAGES][BK][BN + PAD];
+
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  const int warp = tid / 32;
+  // A warp's 32 threads form a 4×8 patch of the thread grid: per k, its fragment loads then read
+  // 4 + 4 distinct float4 of As (64 B twice) and 8 + 8 of Bs (128 B twice), one shared-memory
+  // wavefront each. (A 2×16 patch would need two wavefronts per B load.)
+  constexpr int WARP_TY = 4, WARP_TX = 8;
+  constexpr int WARPS_X = THREADS_X / WARP_TX;
+  static_assert(THREADS_X % WARP_TX == 0 && (BM / TM) % WARP_TY == 0, "whole 4×8 warp patches");
+  const int tx = (warp % WARPS_X) * WARP_TX + lane % WARP_TX;
+  const int ty = (warp / WARPS_X) * WARP_TY + lane / WARP_TX;
+  const int m0 = blockIdx.y * BM;
+  const int n0 = blockIdx.x * BN;
+
+  const int k_tiles = (g.Kdim + BK - 1) / BK;
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  if (kt_begin >= kt_end) return;  // an empty split (the host avoids them; harmless with atomics)
+
+  // Decode this thread's B columns once: output (b, h, w) of column n.
+  ColumnOrigin col[B_COLS];
+#pragma unroll
+  for (int j = 0; j < B_COLS; ++j) col[j] = gemm::decode_column(n0 + lane + 32 * j, g);
+
+  // One cursor per B row this thread copies; all advance by BK per slice, slices in order.
+  RowCursor cur[B_ROWS];
+#pragma unroll
+  for (int r = 0; r < B_ROWS; ++r) cur[r].set(kt_begin * BK + warp + WARPS * r, g);
+
+  const int a_k = tid % BK;
+  const int a_m = tid / BK;
+
+  // Starts the copies of slice kt into stage `stage`.
+  auto issue_slice = [&](int kt, int stage) {
+    const int k = kt * BK + a_k;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; ++i) {
+      const int m = m0 + a_m + i * (THREADS / BK);
+      const bool ok = m < g.M && k < g.Kdim;
+      gemm::copy_async_or_zero(&As[stage][a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
+    }
+#pragma unroll
+    for (int r = 0; r < B_ROWS; ++r) {
+#pragma unroll
+      for (int j = 0; j < B_COLS; ++j) {
+        int offset;
+        const bool inside = gemm::locate(cur[r], col[j], g, &offset);
+        gemm::copy_async_or_zero(&Bs[stage][warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
+      }
+      cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
+    }
+  };
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  }
+
+  // Prologue: slices kt_begin .. kt_begin + STAGES - 2 in flight, one commit group each (a group
+  // may be empty near the end: the counting in copy_async_wait stays uniform).
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (kt_begin + s < kt_end) issue_slice(kt_begin + s, s);
+    gemm::copy_async_commit();
+  }
+
+  int stage = 0;  // where slice kt lies
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    gemm::copy_async_wait<STAGES - 2>();  // this thread's copies of slice kt have landed ...
+    __syncthreads();                // ... and everyone's; and slice kt-1's stage is free again
+    {
+      const int next = kt + STAGES - 1;
+      const int next_stage = stage == 0 ? STAGES - 1 : stage - 1;  // the stage slice kt-1 used
+      if (next < kt_end) issue_slice(next, next_stage);
+      gemm::copy_async_commit();
+    }
+
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      const float4 a_lo = *reinterpret_cast<const float4*>(&As[stage][kk][ty * 4]);
+      const float4 a_hi = *reinterpret_cast<const float4*>(&As[stage][kk][BM / 2 + ty * 4]);
+      const float4 b_lo = *reinterpret_cast<const float4*>(&Bs[stage][kk][tx * 4]);
+      const float4 b_hi = *reinterpret_cast<const float4*>(&Bs[stage][kk][BN / 2 + tx * 4]);
+      const float a[TM] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+      const float b[TN] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+    }
+    stage = stage == STAGES - 1 ? 0 : stage + 1;
+  }
+  gemm::copy_async_wait<0>();  // no copy may outlive the block (the trailing groups are empty)
+
+  // Epilogue: register tile → Y[b][m][h][w]. Column n = b·HoWo + hw sits at b·M·HoWo + m·HoWo + hw.
+  const bool atomic = gridDim.z > 1;
+#pragma unroll
+  for (int half_n = 0; half_n < 2; ++half_n) {
+    const int n_first = n0 + half_n * (BN / 2) + tx * 4;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      // With Ho·Wo % 4 == 0 the 4 columns lie in one image and form one aligned float4: the
+      // first of them stores all four.
+      if (vector_store && j > 0) break;
+      const int n = n_first + j;
+      if (n >= g.N) break;
+      const int b = n / g.HoWo;
+      float* y = Y + (b * g.M * g.HoWo + (n - b * g.HoWo));
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int m = m0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + i - 4);
+        if (m >= g.M) break;  // rows grow with i within each half; the second half is higher
+        float* dst = y + m * g.HoWo;
+        const int jj = half_n * 4 + j;
+        if (vector_store) {
+          if (atomic) {
+#pragma unroll
+            for (int v = 0; v < 4; ++v) atomicAdd(dst + v, acc[i][jj + v]);
+          } else {
+            *reinterpret_cast<float4*>(dst) = make_float4(epilogue(acc[i][jj], m), epilogue(acc[i][jj + 1], m),
+                                                          epilogue(acc[i][jj + 2], m), epilogue(acc[i][jj + 3], m));
+          }
+        } else if (atomic) {
+          atomicAdd(dst, acc[i][jj]);
+        } else {
+          *dst = epilogue(acc[i][jj], m);
+        }
+      }
+    }
+  }
+}
+
+// ---- Launch plans ----------------------------------------------------------------------------
+
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue>
+void launch_tile(const ConvLayerArgs& a, int splits, Epilogue epilogue) {
+  constexpr int threads = (BM / 8) * (BN / 8);
+  const Geometry g = gemm::make_geometry(a.shape, BK);
+  const int k_tiles = (g.Kdim + BK - 1) / BK;
+  splits = std::clamp(splits, 1, k_tiles);
+  const int per_split = (k_tiles + splits - 1) / splits;
+  splits = (k_tiles + per_split - 1) / per_split;  // no empty split
+  if (splits > 1 && !Epilogue::linear) {
+    throw std::invalid_argument("lab06: split-K needs a linear epilogue (bias + ReLU is not)");
+  }
+  if (splits > 1) {
+    // Blocks of different splits add their partial sums into Y: start from zero.
+    CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
+  }
+  const bool vector_store = g.HoWo % 4 == 0 && reinterpret_cast<std::uintptr_t>(a.Y) % 16 == 0;
+  const dim3 grid((g.N + BN - 1) / BN, (g.M + BM - 1) / BM, splits);
+  implicit_gemm_register_tiled<BM, BN, BK, STAGES, MIN_BLOCKS, Epilogue>
+      <<<grid, threads>>>(a.X, a.W, a.Y, g, per_split, vector_store, epilogue);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// Registers are capped so that 512 threads fit on an SM (MIN_BLOCKS = 512 / threads).
+template <class Epilogue>
+void launch_plan(const ConvLayerArgs& a, RegisterTilePlan plan, Epilogue epilogue) {
+  if (plan.bk == kBK) {
+    if (plan.bm == 128 && plan.bn == 128) return launch_tile<128, 128, kBK, kStages, 2>(a, plan.splits, epilogue);
+    if (plan.bm == 64 && plan.bn == 128) return launch_tile<64, 128, kBK, kStages, 4>(a, plan.splits, epilogue);
+    if (plan.bm == 128 && plan.bn == 64) return launch_tile<128, 64, kBK, kStages, 4>(a, plan.splits, epilogue);
+    if (plan.bm == 64 && plan.bn == 64) return launch_tile<64, 64, kBK, kStages, 8>(a, plan.splits, epilogue);
+  }
+  if (plan.bk == 16) {  // deeper slices, half the barriers; two stages fit in 48 KB
+    if (plan.bm == 128 && plan.bn == 128) return launch_tile<128, 128, 16, 2, 2>(a, plan.splits, epilogue);
+    if (plan.bm == 64 && plan.bn == 128) return launch_tile<64, 128, 16, 2, 4>(a, plan.splits, epilogue);
+  }
+  throw std::invalid_argument("lab06: no compiled block tile " + std::to_string(plan.bm) + "x" +
+                              std::to_string(plan.bn) + "x" + std::to_string(plan.bk));
+}
+
+int sm_count() {
+  static const int count = [] {
+    int device = 0, n = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+    return n;
+  }();
+  return count;
+}
+
+}  // namespace
+
+std::vector<RegisterTilePlan> register_tiled_tiles() {
+  return {{128, 128, 1, kBK}, {64, 128, 1, kBK}, {128, 64, 1, kBK}, {64, 64, 1, kBK}, {128, 128, 1, 16}, {64, 128, 1, 16}};
+}
+
+// The plan: the tile and split with the best predicted use of the GPU. Blocks are handed to SMs
+// in waves; an SM runs its blocks at about the same total rate whether one or two are resident
+// (measured), so the time is set by the SM with the most blocks: ⌈blocks / SMs⌉ block-times.
+// The score is the useful fraction of that time, times the tile's own efficiency (smaller tiles
+// reuse each loaded float less: measured on an H200 at full occupancy), times a toll for
+// split-K (a memset of Y and atomic adds).
+RegisterTilePlan register_tiled_plan(const ConvLayerShape& s, bool allow_split) {
+  const Geometry g = gemm::make_geometry(s, kBK);
+  const double sms = sm_count();
+  const int k_tiles = (g.Kdim + kBK - 1) / kBK;
+  struct Tile {
+    int bm, bn;
+    double efficiency;
+  };
+  const Tile tiles[] = {{128, 128, 1.0}, {64, 128, 0.88}, {128, 64, 0.84}, {64, 64, 0.72}};
+  RegisterTilePlan best{128, 128, 1, kBK};
+  double best_score = -1;
+  for (const Tile& t : tiles) {
+    const double rows = std::ceil(static_cast<double>(g.M) / t.bm);
+    const double cols = std::ceil(static_cast<double>(g.N) / t.bn);
+    const double fill = (g.M / (rows * t.bm)) * (g.N / (cols * t.bn));  // padding of ragged tiles
+    for (int splits : {1, 2, 3, 4, 6, 8}) {
+      if (splits > 1 && (!allow_split || k_tiles / splits < 16)) continue;  // ≥ 128 k per block
+      const double blocks = rows * cols * splits;
+      const double waves = std::ceil(blocks / sms);
+      const double score = t.efficiency * fill * blocks / (waves * sms) * (splits > 1 ? 0.9 : 1.0);
+      if (score > best_score * 1.02) {  // ties go to the bigger tile and fewer splits
+        best_score = score;
+        best = {t.bm, t.bn, splits, kBK};
+      }
+    }
+  }
+  return best;
+}
+
+void conv_layer_register_tiled_with(const ConvLayerArgs& a, RegisterTilePlan plan) {
+  launch_plan(a, plan, StoreOutput{});
+}
+
+void conv_layer_bias_relu(const ConvLayerArgs& a, const float* bias) {
+  const RegisterTilePlan plan = register_tiled_plan(a.shape, /*allow_split=*/false);  // ReLU needs the whole sum
+  launch_plan(a, plan, BiasRelu{bias});
+}
+
+void conv_layer_register_tiled_gemm(const ConvLayerArgs& a) {
+  launch_plan(a, register_tiled_plan(a.shape, /*allow_split=*/true), StoreOutput{});
+}
+
+}  // namespace convlab::lab06

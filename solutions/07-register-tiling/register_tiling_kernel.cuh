@@ -1,0 +1,339 @@
+// Lab 07 — the register-tiled convolution kernel family (one template, many configurations).
+//
+// Idea:      each thread computes an OY×OX patch of outputs. It walks the (OY+K-1) rows of its
+//            input window one at a time: a row of OX+K-1 values is loaded into registers once
+//            and feeds every output of the patch it touches (up to K·OX·min(OY,K) FMAs), then
+//            dies. Filter size, outputs per thread and block shape are template parameters, so
+//            every loop unrolls, every array index is a constant and the arrays stay in registers
+//            (the GTC talk: run-time inner loops cost a factor of 3).
+// Adds over lab 05: register blocking in x and y (loads per FMA fall from ~1 to about
+//            (OX+K-1)/(K·OX·OY) and 128-bit vector loads), the filter delivered without a load
+//            per FMA (constant-memory operands or a __shfl_sync broadcast within the warp), and
+//            two input paths, global→register (through L1/L2) and shared→register (a cooperative
+//            tile load first), as in Iandola et al.
+// Achieves:  (see labs/07-register-tiling/README.md and `grader tune --bench`) close to the
+//            copy bandwidth for small masks and most of the FMA peak for large ones.
+//
+// This header is compiled twice over: by nvcc inside solution07 (a few instantiations, one per
+// mask width) and, as text, by NVRTC at run time (any instantiation the autotuner asks for).
+// So it includes nothing and uses only what NVRTC provides built in.
+//
+// Shapes: N, P height×width row-major; M K×K row-major; all device pointers.
+// P[i][j] = Σ_{p,q<K} N[i-R+p][j-R+q]·M[p][q], R = (K-1)/2, zero outside the image.
+#pragma once
+
+namespace convlab {
+namespace lab07 {
+
+/// Largest mask width of the family (the talk's 17×17).
+constexpr int kKernelMaxMask = 17;
+
+// Template values of INPUT and FILTER (plain ints: they appear in NVRTC name expressions).
+constexpr int kGlobalToRegister = 0;  ///< each thread loads its window from global memory (L1/L2)
+constexpr int kSharedToRegister = 1;  ///< the block loads its tile into shared memory first
+constexpr int kFilterConstant = 0;    ///< the mask is copied to __constant__ memory before the launch
+constexpr int kFilterShfl = 1;        ///< lanes hold the mask, __shfl_sync broadcasts each tap
+constexpr int kRowsUnrolled = 0;      ///< the walk over the window's rows is unrolled
+constexpr int kRowsRolled = 1;        ///< a run-time loop over rows, one row prefetched
+
+/// The mask, for FILTER == kFilterConstant: FFMA reads it as a constant-bank operand, so a
+/// tap costs no instruction of its own. The launcher copies M here (device to device).
+__constant__ float c_mask[kKernelMaxMask * kKernelMaxMask];
+
+/// Everything derived from the template parameters. Host code mirrors it in
+/// register_tiling_config.hpp (TileConfig::shared_bytes) to skip configurations that cannot build.
+template <int K, int OX, int OY, int BX, int BY, bool VEC>
+struct TileGeometry {
+  static constexpr int R = (K - 1) / 2;     // taps left of / above the output
+  static constexpr int RR = K - 1 - R;      // taps right of / below it (R or R+1 for even K)
+  static constexpr int WINDOW_ROWS = OY + K - 1;
+  // Loads are VW floats wide: 16 bytes when OX is a multiple of 4, so that every chunk of a
+  // row is aligned once width % VW == 0 and the chunk starts at a multiple of VW.
+  static constexpr int VW = !VEC ? 1 : (OX % 4 == 0 ? 4 : (OX % 2 == 0 ? 2 : 1));
+  static constexpr int LEFT_CHUNKS = (R + VW - 1) / VW;              // chunks left of x0
+  static constexpr int CHUNKS = LEFT_CHUNKS + (OX - 1 + RR) / VW + 1;  // chunks per window row
+  static constexpr int ROW_FLOATS = CHUNKS * VW;
+  static constexpr int WINDOW_OFFSET = LEFT_CHUNKS * VW - R;  // window column 0 in the row buffer
+  // Shared tile of one block (kSharedToRegister): BY·OY+K-1 rows; a row of TILE_CHUNKS chunks
+  // padded by one chunk so that rows start in different banks.
+  static constexpr int TILE_ROWS = BY * OY + K - 1;
+  static constexpr int TILE_CHUNKS = LEFT_CHUNKS + (BX * OX - 1 + RR) / VW + 1;
+  static constexpr int TILE_PITCH = (TILE_CHUNKS + 1) * VW;
+  static constexpr int SHFL_REGS = (K * K + 31) / 32;  // mask values each lane holds
+};
+
+template <int VW>
+struct VecOf;
+template <>
+struct VecOf<1> { using type = float; };
+template <>
+struct VecOf<2> { using type = float2; };
+template <>
+struct VecOf<4> { using type = float4; };
+
+/// Reads VW floats at src into dst[0..VW), or zeros when !ok (ghost cells are never read).
+template <int VW>
+__device__ __forceinline__ void load_chunk(float* dst, const float* src, bool ok) {
+  if constexpr (VW == 4) {
+    const float4 v = ok ? *reinterpret_cast<const float4*>(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+    dst[0] = v.x; dst[1] = v.y; dst[2] = v.z; dst[3] = v.w;
+  } else if constexpr (VW == 2) {
+    const float2 v = ok ? *reinterpret_cast<const float2*>(src) : make_float2(0.f, 0.f);
+    dst[0] = v.x; dst[1] = v.y;
+  } else {
+    dst[0] = ok ? *src : 0.f;
+  }
+}
+
+/// Writes dst[0..VW) = src[0..VW) as one store.
+template <int VW>
+__device__ __forceinline__ void store_chunk(float* dst, const float* src) {
+  if constexpr (VW == 4) {
+    *reinterpret_cast<float4*>(dst) = make_float4(src[0], src[1], src[2], src[3]);
+  } else if constexpr (VW == 2) {
+    *reinterpret_cast<float2*>(dst) = make_float2(src[0], src[1]);
+  } else {
+    dst[0] = src[0];
+  }
+}
+
+/// Tap c = p·K+q of the mask, c a compile-time constant after unrolling (or a run-time index in
+/// the talk's run-time-loop variant). Constant path: a constant-bank operand. Shfl path: lane
+/// (c mod 32) holds it in register mreg[c/32]; one SHFL broadcasts it.
+template <int FILTER, int NREG>
+__device__ __forceinline__ float tap(int c, const float (&mreg)[NREG]) {
+  if constexpr (FILTER == kFilterConstant) {
+    return c_mask[c];
+  } else {
+    return __shfl_sync(0xffffffffu, mreg[c >> 5], c & 31);
+  }
+}
+
+/// The kernel family.
+///   K        mask width (1..17)            OX, OY   outputs per thread in x and y
+///   BX, BY   threads per block in x and y  INPUT    kGlobalToRegister or kSharedToRegister
+///   FILTER   kFilterConstant or kFilterShfl
+///   LOOP     kRowsUnrolled: the walk over the window's rows is unrolled too (every index a
+///            constant; the compiler may hoist all loads; code grows with OY·OX·K²);
+///            kRowsRolled: a run-time loop over rows, the next row prefetched into a second
+///            register buffer (code of one row; the mask row index is a run-time value)
+///   VEC      width % VW == 0 and N, P aligned: VW-wide loads and stores (the host decides)
+///   RT_INNER the talk's counter-example: the innermost loop (over q) has the run-time bound
+///            k_rt, so the window is indexed at run time and lives in local memory
+/// Grid: (⌈width/(BX·OX)⌉, ⌈height/(BY·OY)⌉); no dynamic shared memory.
+template <int K, int OX, int OY, int BX, int BY, int INPUT, int FILTER, int LOOP, bool VEC, bool RT_INNER>
+__global__ void __launch_bounds__(BX * BY)
+register_tiled(const float* __restrict__ N, const float* __restrict__ M, float* __restrict__ P,
+               int height, int width, int k_rt) {
+  using G = TileGeometry<K, OX, OY, BX, BY, VEC>;
+  static_assert(K >= 1 && K <= kKernelMaxMask, "mask width out of range");
+  static_assert(OX >= 1 && OX <= 32 && OY >= 1 && OY <= 32, "outputs per thread out of range");
+  static_assert((BX * BY) % 32 == 0 && BX * BY <= 1024, "blocks are whole warps, at most 1024 threads");
+  static_assert(INPUT == kGlobalToRegister || INPUT == kSharedToRegister, "unknown input path");
+  static_assert(FILTER == kFilterConstant || FILTER == kFilterShfl, "unknown filter path");
+  static_assert(LOOP == kRowsUnrolled || LOOP == kRowsRolled, "unknown row loop");
+  static_assert(INPUT == kGlobalToRegister || G::TILE_ROWS * G::TILE_PITCH * 4 <= 48 * 1024,
+                "shared tile above the 48 KB of static shared memory");
+  static_assert(G::CHUNKS <= 64, "one bit per chunk of a window row");
+  constexpr int VW = G::VW;
+  constexpr int RF = G::ROW_FLOATS;
+
+  const int x0 = (blockIdx.x * BX + threadIdx.x) * OX;  // first output column of this thread
+  const int y0 = (blockIdx.y * BY + threadIdx.y) * OY;  // first output row
+  const int lane = (threadIdx.y * BX + threadIdx.x) & 31;
+
+  // The shfl path needs every lane of the warp at each __shfl_sync; the constant path can let
+  // threads with nothing to do leave (no barrier follows on the global path).
+  if constexpr (FILTER == kFilterConstant && INPUT == kGlobalToRegister) {
+    if (x0 >= width || y0 >= height) return;
+  }
+
+  // Shfl path, rows unrolled: lane l holds taps l, l+32, l+64, ... (one coalesced load each).
+  float mreg[FILTER == kFilterShfl && LOOP == kRowsUnrolled ? G::SHFL_REGS : 1];
+  mreg[0] = 0.f;
+  if constexpr (FILTER == kFilterShfl && LOOP == kRowsUnrolled) {
+#pragma unroll
+    for (int j = 0; j < G::SHFL_REGS; ++j) {
+      const int c = j * 32 + lane;
+      mreg[j] = c < K * K ? M[c] : 0.f;
+    }
+  }
+
+  // Shared path: the block's (BY·OY+K-1) × (BX·OX+K-1) input tile, loaded cooperatively.
+  __shared__ __align__(16) float tile[INPUT == kSharedToRegister ? G::TILE_ROWS * G::TILE_PITCH : 1];
+  if constexpr (INPUT == kSharedToRegister) {
+    constexpr int TOTAL = G::TILE_ROWS * G::TILE_CHUNKS;
+    constexpr int THREADS = BX * BY;
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    const int gx0 = blockIdx.x * BX * OX - G::LEFT_CHUNKS * VW;
+    const int gy0 = blockIdx.y * BY * OY - G::R;
+#pragma unroll
+    for (int it = 0; it < (TOTAL + THREADS - 1) / THREADS; ++it) {
+      const int idx = tid + it * THREADS;
+      if (idx < TOTAL) {
+        const int tr = idx / G::TILE_CHUNKS;
+        const int tc = idx - tr * G::TILE_CHUNKS;
+        const int gy = gy0 + tr;
+        const int gx = gx0 + tc * VW;
+        const bool ok = gy >= 0 && gy < height && gx >= 0 && gx + VW <= width;
+        float v[VW];
+        load_chunk<VW>(v, N + (static_cast<long long>(gy) * width + gx), ok);
+        store_chunk<VW>(&tile[tr * G::TILE_PITCH + tc * VW], v);
+      }
+    }
+    __syncthreads();
+  }
+
+  // Global path: chunk j of window row i starts at column col0 + j·VW of image row y0-R+i;
+  // bit j of colmask says whether that chunk lies inside the image (the same for every row).
+  const long long col0 = static_cast<long long>(x0) - G::LEFT_CHUNKS * VW;
+  unsigned long long colmask = 0;
+#pragma unroll
+  for (int j = 0; j < G::CHUNKS; ++j) {
+    const long long gx = col0 + j * VW;
+    if (gx >= 0 && gx + VW <= width) colmask |= 1ull << j;
+  }
+
+  // Window row i into registers: row[WINDOW_OFFSET + c] = N[y0-R+i][x0-R+c], zeros outside.
+  auto load_row = [&](float (&row)[RF], int i) {
+    if constexpr (INPUT == kGlobalToRegister) {
+      const int gy = y0 - G::R + i;
+      const unsigned long long m = gy >= 0 && gy < height ? colmask : 0ull;
+      // One base address per row, constant offsets per chunk; never dereferenced outside.
+      const float* src = N + (static_cast<long long>(gy) * width + col0);
+#pragma unroll
+      for (int j = 0; j < G::CHUNKS; ++j) load_chunk<VW>(&row[j * VW], src + j * VW, (m >> j) & 1ull);
+    } else {
+      // Unrolled rows: a warp barrier per row keeps the compiler from hoisting the shared loads
+      // of all rows to the top (it would, shared loads being cheap to issue, and then run out of
+      // registers).
+      if constexpr (LOOP == kRowsUnrolled) {
+        if (i > 0) __syncwarp();
+      }
+      const float* src = &tile[(threadIdx.y * OY + i) * G::TILE_PITCH + threadIdx.x * OX];
+#pragma unroll
+      for (int j = 0; j < G::CHUNKS; ++j) {
+        // VW-wide shared loads: the offsets are multiples of VW by construction.
+        const typename VecOf<VW>::type v = *reinterpret_cast<const typename VecOf<VW>::type*>(src + j * VW);
+        store_chunk<VW>(&row[j * VW], reinterpret_cast<const float*>(&v));
+      }
+    }
+  };
+
+  float acc[OY][OX];
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+#pragma unroll
+    for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = 0.f;
+  }
+
+  if constexpr (LOOP == kRowsUnrolled) {
+    // Input row i feeds output row oy through mask row p = i - oy; with every loop unrolled,
+    // p, q and every register index are constants.
+#pragma unroll
+    for (int i = 0; i < G::WINDOW_ROWS; ++i) {
+      float row[RF];
+      load_row(row, i);
+#pragma unroll
+      for (int oy = 0; oy < OY; ++oy) {
+        const int p = i - oy;
+        if (p < 0 || p >= K) continue;  // decided at compile time
+        if constexpr (!RT_INNER) {
+#pragma unroll
+          for (int q = 0; q < K; ++q) {
+            const float m = tap<FILTER>(p * K + q, mreg);
+#pragma unroll
+            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
+          }
+        } else {
+#pragma unroll 1
+          for (int q = 0; q < k_rt; ++q) {
+            const float m = tap<FILTER>(p * k_rt + q, mreg);
+#pragma unroll
+            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
+          }
+        }
+      }
+    }
+  } else {
+    // Rolled rows: two register buffers, the next row loading while this one is used. The mask
+    // row p = i - oy is now a run-time (warp-uniform) value: constant path, c_mask[p·K+q] with
+    // a uniform base; shfl path, the talk's scheme: lane q < K holds M[p][q] for each oy, loaded
+    // one row ahead, and __shfl_sync(·, q) broadcasts tap q.
+    auto load_mask_rows = [&](float (&mr)[OY], int i) {
+#pragma unroll
+      for (int oy = 0; oy < OY; ++oy) {
+        if constexpr (FILTER == kFilterShfl) {
+          const int p = i - oy;
+          mr[oy] = lane < K && p >= 0 && p < K ? M[p * K + lane] : 0.f;
+        } else {
+          mr[oy] = 0.f;
+        }
+      }
+    };
+    auto use_row = [&](const float (&row)[RF], const float (&mr)[OY], int i) {
+#pragma unroll
+      for (int oy = 0; oy < OY; ++oy) {
+        const int p = i - oy;
+        if (p < 0 || p >= K) continue;  // warp-uniform branch
+        if constexpr (!RT_INNER) {
+#pragma unroll
+          for (int q = 0; q < K; ++q) {
+            float m;
+            if constexpr (FILTER == kFilterConstant) m = c_mask[p * K + q];
+            else m = __shfl_sync(0xffffffffu, mr[oy], q);
+#pragma unroll
+            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
+          }
+        } else {
+#pragma unroll 1
+          for (int q = 0; q < k_rt; ++q) {
+            float m;
+            if constexpr (FILTER == kFilterConstant) m = c_mask[p * k_rt + q];
+            else m = __shfl_sync(0xffffffffu, mr[oy], q);
+#pragma unroll
+            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
+          }
+        }
+      }
+    };
+    float row_a[RF];
+    float row_b[RF];
+    float mask_a[OY];
+    float mask_b[OY];
+    load_row(row_a, 0);
+    load_mask_rows(mask_a, 0);
+    // Two rows per iteration, so that the buffers swap roles without copies.
+#pragma unroll 1
+    for (int i = 0; i < G::WINDOW_ROWS; i += 2) {
+      if (i + 1 < G::WINDOW_ROWS) {
+        load_row(row_b, i + 1);
+        load_mask_rows(mask_b, i + 1);
+      }
+      use_row(row_a, mask_a, i);
+      if (i + 1 < G::WINDOW_ROWS) {
+        if (i + 2 < G::WINDOW_ROWS) {
+          load_row(row_a, i + 2);
+          load_mask_rows(mask_a, i + 2);
+        }
+        use_row(row_b, mask_b, i + 1);
+      }
+    }
+  }
+
+  // Store the patch: VW-wide stores, columns and rows past the image edge are dropped.
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+    const int gy = y0 + oy;
+    if (gy >= height) break;
+    float* dst = P + static_cast<long long>(gy) * width;
+#pragma unroll
+    for (int j = 0; j < OX / VW; ++j) {
+      const int gx = x0 + j * VW;
+      if (gx + VW <= width) store_chunk<VW>(dst + gx, &acc[oy][j * VW]);
+    }
+  }
+}
+
+}  // namespace lab07
+}  // namespace convlab

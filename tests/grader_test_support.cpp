@@ -1,0 +1,70 @@
+#include "grader_test_support.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "convlab/datagen.hpp"
+
+namespace convlab::grader::testing {
+namespace fs = std::filesystem;
+
+TempDir::TempDir(const std::string& name)
+    : path_(fs::temp_directory_path() / fmt::format("convlab-test-{}-{}", name, getpid())) {
+  fs::remove_all(path_);
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+CaseSet small_case_set(const fs::path& root) {
+  const Conv2dSpec specs[] = {{"k1_1x1", {1, 1, 1}, 101, ""},
+                              {"k3_7x9", {7, 9, 3}, 102, ""},
+                              {"k5_16x16", {16, 16, 5}, 103, ""},
+                              {"k2_5x5", {5, 5, 2}, 104, ""}};
+  for (const Conv2dSpec& s : specs) write_case(root / "conv2d" / s.name, generate_case(s));
+  return load_case_set(root, "test cases");
+}
+
+Rubric test_rubric() {
+  Rubric r = load_rubric(default_rubric_path());
+  r.conv2d_case = {20, 24, 3};
+  return r;
+}
+
+fs::path fake_lab(const fs::path& dir, const std::string& name, const std::string& fake_args) {
+  fs::create_directories(dir);
+  const fs::path script = dir / name;
+  std::ofstream(script) << fmt::format("#!/bin/sh\nexec '{}' \"$@\" {}\n", CONVLAB_FAKE_LAB, fake_args);
+  chmod(script.c_str(), 0755);
+  return script;
+}
+
+GradeSettings test_settings() {
+  GradeSettings s;
+  s.case_timeout_s = 2;
+  s.process_grace_s = 1;
+  return s;
+}
+
+std::unique_ptr<GradingEnvironment> make_env(CaseSet cases, const fs::path& work, std::optional<fs::path> reference,
+                                             GradeSettings settings, Rubric rubric) {
+  auto ref = [reference](const LabInfo&) { return reference; };
+  return std::make_unique<GradingEnvironment>(std::move(cases), std::move(rubric), std::move(settings), work, ref, ref);
+}
+
+LabInfo lab01() { return {"01", "01-naive", {"naive.cu"}}; }
+
+LabExecutable executable(const fs::path& exe) {
+  LabExecutable e;
+  e.exe = exe;
+  return e;
+}
+
+}  // namespace convlab::grader::testing
