@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "commands.hpp"
@@ -31,7 +33,7 @@ struct UsageError : std::runtime_error {
 };
 
 struct AnalyzeOptions {
-  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text";
+  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text", layer;
   int dims = 2;
   std::optional<int> height, width, mask;
 };
@@ -143,8 +145,71 @@ analysis::AnalysisReport build_report(const AnalyzeOptions& o) {
   return analysis::make_report(config, bx, by, origin);
 }
 
+/// "B,C,M,H,W,K[,S,P,D]" → a validated conv layer.
+ConvLayerShape parse_layer(const std::string& text) {
+  std::vector<int> v;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError(fmt::format("--layer '{}': '{}' is not a non-negative integer", text, item));
+    }
+    v.push_back(std::stoi(item));
+  }
+  if (v.size() != 6 && v.size() != 9) {
+    throw UsageError(fmt::format("--layer '{}': expected B,C,M,H,W,K or B,C,M,H,W,K,S,P,D", text));
+  }
+  ConvLayerShape s{v[0], v[1], v[2], v[3], v[4], v[5]};
+  if (v.size() == 9) {
+    s.stride = v[6];
+    s.padding = v[7];
+    s.dilation = v[8];
+  }
+  try {
+    s.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--layer '{}': {}", text, e.what()));
+  }
+  return s;
+}
+
+/// Lab 06: the im2col view of a conv layer (the conv-layer lecture's replication analysis).
+int run_layer_analysis(const ConvLayerShape& s, const std::string& origin, const std::string& format) {
+  const analysis::Im2colTraffic t = analysis::im2col_traffic(s);
+  const long long rows = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  const long long cols = static_cast<long long>(s.out_height()) * s.out_width();
+  const double flops = 2.0 * static_cast<double>(s.output_elements()) * static_cast<double>(s.terms_per_output());
+  if (format == "json") {
+    const nlohmann::json j = {{"format", "convlab-analyze-layer"}, {"version", 1}, {"layer", s.describe()},
+                              {"origin", origin}, {"original_elements", t.original_elements},
+                              {"unrolled_elements", t.unrolled_elements}, {"replication", t.replication},
+                              {"extra_bytes", t.extra_bytes}, {"gemm_rows", rows}, {"gemm_cols", cols},
+                              {"filters", s.filters}, {"flops", flops}};
+    fmt::print("{}\n", j.dump(2));
+    return kGraded;
+  }
+  fmt::print("im2col analysis of the conv layer {}{}\n", s.describe(), origin.empty() ? "" : " (" + origin + ")");
+  fmt::print("  output                    Ho x Wo = {} x {}\n", s.out_height(), s.out_width());
+  fmt::print("  input X                   B·C·H·W        = {:>14} elements ({:.3f} MB)\n", t.original_elements,
+             4e-6 * static_cast<double>(t.original_elements));
+  fmt::print("  unrolled X_unroll         B·C·K²·Ho·Wo   = {:>14} elements ({:.3f} MB)\n", t.unrolled_elements,
+             4e-6 * static_cast<double>(t.unrolled_elements));
+  fmt::print("  replication factor        unrolled / X   = {:.4f}\n", t.replication);
+  fmt::print("  extra traffic of step 1   written + read = {:.3f} MB (absent when the unroll is fused, step 2)\n",
+             t.extra_bytes * 1e-6);
+  fmt::print("  GEMM per image            Y[{}][{}] = W[{}][{}] x X_unroll[{}][{}]\n", s.filters, cols, s.filters,
+             rows, rows, cols);
+  fmt::print("  flops                     2·B·M·Ho·Wo·C·K² = {:.4g}\n", flops);
+  return kGraded;
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   try {
+    if (!o.layer.empty()) return run_layer_analysis(parse_layer(o.layer), "", o.format);
+    if (!o.case_dir.empty()) {
+      const CaseInfo info = read_case_info(find_case(o.case_dir));
+      if (info.problem == Problem::conv_layer) return run_layer_analysis(info.layer, "case " + info.id(), o.format);
+    }
     const analysis::AnalysisReport report = build_report(o);
     if (o.format == "json") {
       fmt::print("{}\n", analysis::report_json(report).dump(2));
@@ -182,7 +247,10 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   CLI::Option* lab = cmd->add_option(
       "--lab", o->lab, "lab01..lab05: the lab's kernel with the tile or block it launches with");
-  CLI::Option* case_dir = cmd->add_option("--case", o->case_dir, "a conv2d dataset case folder: H, W and K");
+  CLI::Option* case_dir = cmd->add_option(
+      "--case", o->case_dir, "a dataset case folder: H, W and K of a conv2d case, or a conv layer (lab 06, im2col)");
+  CLI::Option* layer = cmd->add_option("--layer", o->layer, "a conv layer B,C,M,H,W,K[,S,P,D]: its im2col analysis (lab 06)");
+  layer->excludes(case_dir)->excludes(strategy)->excludes(lab);
   lab->excludes(strategy)->excludes(tile)->excludes(block);
   case_dir->excludes(height)->excludes(width)->excludes(mask);
   cmd->callback([o, &exit_code] { exit_code = run_analyze(*o); });

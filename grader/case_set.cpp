@@ -28,13 +28,23 @@ CaseSet load_case_set(const fs::path& root, const std::string& description) {
   return set;
 }
 
+void write_inputs_only(const fs::path& dir, Conv2dCase c) {
+  c.expected.reset();
+  write_case(dir, c);
+}
+
+void write_inputs_only(const fs::path& dir, ConvLayerCase c) {
+  c.expected.reset();
+  write_case(dir, c);
+}
+
 CaseSet generate_random_case_set(std::uint64_t seed, int count, const fs::path& out) {
   const std::vector<int> widths = {1, 2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
   for (const Conv2dSpec& s : random_conv2d_specs(seed, count, 300, widths)) {
-    write_case(out / "conv2d" / s.name, generate_case(s));
+    write_inputs_only(out / "conv2d" / s.name, generate_case(s));
   }
   for (const ConvLayerSpec& s : random_conv_layer_specs(seed, count)) {
-    write_case(out / "conv_layer" / s.name, generate_case(s));
+    write_inputs_only(out / "conv_layer" / s.name, generate_case(s));
   }
   return load_case_set(out, fmt::format("random (seed {}, {} conv2d + {} conv-layer cases)", seed, count, count));
 }

@@ -41,8 +41,14 @@ struct CaseSet {
 CaseSet load_case_set(const std::filesystem::path& root, const std::string& description);
 
 /// Generates `count` random conv2d cases and `count` random conv-layer cases from `seed`
-/// (convlab/datagen.hpp) under `out`, and loads them.
+/// (convlab/datagen.hpp) under `out`, and loads them. Only the inputs are written: nothing a
+/// lab could find on disk holds the expected outputs, which ExpectationCache computes.
 CaseSet generate_random_case_set(std::uint64_t seed, int count, const std::filesystem::path& out);
+
+/// Writes a generated case without its expected output (see generate_random_case_set).
+void write_inputs_only(const std::filesystem::path& dir, Conv2dCase c);
+/// Writes a generated case without its expected output.
+void write_inputs_only(const std::filesystem::path& dir, ConvLayerCase c);
 
 /// Copies a case's inputs (case.json and its input arrays; never expected.npy) to
 /// `dest_root/<problem>/<name>/`. @returns that folder.

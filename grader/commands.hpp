@@ -26,5 +26,6 @@ void add_grade_command(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
 void add_tables_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);  // tune_command.cpp: lab 07's autotuner
 
 }  // namespace convlab::grader

@@ -66,7 +66,8 @@ const VariantTiming* fastest(const PerformanceResult& p) {
 
 std::string prediction_text(const PredictionResult& p) {
   if (!p.unavailable.empty()) return "unavailable: " + p.unavailable;
-  std::string s = fmt::format("bandwidth reduction {:.2f}× over the image (interior block {:.2f}×); global input loads {}",
+  std::string s = fmt::format("on {} ({}): ", p.case_id, p.config);
+  s += fmt::format("bandwidth reduction {:.2f}× over the image (interior block {:.2f}×); global input loads {}",
                               p.exact_reduction, p.interior_reduction, format_bytes(p.global_input_load_bytes));
   if (p.global_mask_load_bytes > 0) {
     s += fmt::format(" + mask loads {} counted per thread", format_bytes(p.global_mask_load_bytes));
@@ -203,7 +204,8 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
     }
     if (l.prediction) out += "  predicted (analysis): " + prediction_text(*l.prediction) + "\n";
     for (const ProfileResult& prof : l.profile) {
-      out += fmt::format("  measured (ncu), {}: {}\n", prof.variant, profile_text(prof));
+      out += fmt::format("  measured (ncu) on {}, {}: {}\n", l.prediction ? l.prediction->case_id : "the performance case",
+                         prof.variant, profile_text(prof));
     }
   }
   out += fmt::format("\ntotal {} points", points(s.score(), s.max_score()));
@@ -265,12 +267,13 @@ json submission_json(const SubmissionResult& s) {
                          {"failures", failures}}},
         {"performance", {{"points", l.performance_points}, {"max_points", l.performance_max},
                          {"attempted", l.performance.attempted}, {"case", l.performance.case_id},
-                         {"note", l.performance.note}, {"variants", variants}}},
+                         {"note", l.performance.note}, {"reasons", l.performance.reasons},
+                         {"variants", variants}}},
         {"sanitizers", sanitizers},
     };
     if (l.prediction) {
       const PredictionResult& p = *l.prediction;
-      json pj = {{"label", "predicted (analysis)"}, {"case", l.performance.case_id}};
+      json pj = {{"label", "predicted (analysis)"}, {"case", p.case_id}};
       if (!p.unavailable.empty()) {
         pj["unavailable"] = p.unavailable;
       } else {

@@ -55,6 +55,7 @@ struct PerformanceResult {
   bool attempted = false;
   std::string case_id;           ///< "conv2d/perf_2048x2048_k5"
   std::string note;              ///< why it was not attempted, or what went wrong
+  std::vector<std::string> reasons;  ///< reason tags from the timed run (a crash, wrong outputs)
   std::vector<VariantTiming> variants;
 };
 
@@ -87,6 +88,7 @@ struct ProfileResult {
 /// The analysis model's prediction for the lab's kernel on the performance image.
 struct PredictionResult {
   std::string unavailable;     ///< no model for this lab: why
+  std::string case_id;         ///< the image it is about: the performance case
   std::string config;          ///< the configuration analysed
   double exact_reduction = 0;  ///< whole-image bandwidth reduction against the untiled kernel
   double interior_reduction = 0;

@@ -81,7 +81,7 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
       ->check(CLI::Range(1, 10000));
   datasets->excludes(seed);
   cmd->add_option("--rubric", o.rubric, "the rubric (default: grader/rubric.json)");
-  cmd->add_option("--timeout", o.timeout_s, "seconds one variant may take on one case before it counts as hung (default 10)")
+  cmd->add_option("--timeout", o.timeout_s, "seconds one variant may take on one case (timing included) before it counts as hung (default 20)")
       ->check(CLI::Range(1, 3600));
   cmd->add_flag("--sanitize", o.sanitize, "also run compute-sanitizer memcheck and racecheck on each lab's small cases");
   cmd->add_flag("--profile", o.profile, "also measure Nsight Compute counters on the performance case (slow)");

@@ -29,7 +29,7 @@ struct GradeOptions {
   std::optional<std::uint64_t> random_seed;
   int random_count = 20;
   std::string rubric;              ///< default: grader/rubric.json
-  int timeout_s = 10;
+  int timeout_s = 20;
   bool sanitize = false;
   bool profile = false;
   std::string json, gradescope, csv;

@@ -20,25 +20,38 @@ GradingEnvironment::GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettin
   fs::create_directories(work_root_);
 }
 
+namespace {
+
+std::string conv2d_case_name(const Conv2dShape& s) { return fmt::format("perf_{}x{}_k{}", s.height, s.width, s.mask_width); }
+
+std::string layer_case_name(const ConvLayerShape& s) {
+  return fmt::format("perf_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", s.batch, s.channels, s.filters, s.height, s.width,
+                     s.mask_width, s.stride, s.padding, s.dilation);
+}
+
+}  // namespace
+
+std::string GradingEnvironment::performance_case_id(Problem p) const {
+  return std::string(problem_name(p)) + "/" +
+         (p == Problem::conv2d ? conv2d_case_name(rubric_.conv2d_case) : layer_case_name(rubric_.conv_layer_case));
+}
+
 const GradingCase& GradingEnvironment::performance_case(Problem p) {
   if (auto it = performance_cases_.find(p); it != performance_cases_.end()) return it->second;
   const fs::path root = work_root_ / "performance-cases";
   fs::path dir;
   if (p == Problem::conv2d) {
     const Conv2dShape& s = rubric_.conv2d_case;
-    Conv2dSpec spec{fmt::format("perf_{}x{}_k{}", s.height, s.width, s.mask_width), s, rubric_.conv2d_seed,
-                    "the rubric's performance case"};
+    Conv2dSpec spec{conv2d_case_name(s), s, rubric_.conv2d_seed, "the rubric's performance case"};
     progress(fmt::format("generating the performance case conv2d/{} (seed {})", spec.name, spec.seed));
     dir = root / "conv2d" / spec.name;
-    write_case(dir, generate_case(spec));
+    write_inputs_only(dir, generate_case(spec));
   } else {
     const ConvLayerShape& s = rubric_.conv_layer_case;
-    ConvLayerSpec spec{fmt::format("perf_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", s.batch, s.channels, s.filters, s.height,
-                                   s.width, s.mask_width, s.stride, s.padding, s.dilation),
-                       s, rubric_.conv_layer_seed, "the rubric's performance case"};
+    ConvLayerSpec spec{layer_case_name(s), s, rubric_.conv_layer_seed, "the rubric's performance case"};
     progress(fmt::format("generating the performance case conv_layer/{} (seed {})", spec.name, spec.seed));
     dir = root / "conv_layer" / spec.name;
-    write_case(dir, generate_case(spec));
+    write_inputs_only(dir, generate_case(spec));
   }
   return performance_cases_.emplace(p, GradingCase{read_case_info(dir), dir}).first->second;
 }

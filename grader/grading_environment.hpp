@@ -20,7 +20,7 @@ namespace convlab::grader {
 
 /// How a grading run behaves.
 struct GradeSettings {
-  int case_timeout_s = 10;        ///< per case and variant (the runner's --timeout)
+  int case_timeout_s = 20;        ///< per case and variant (the runner's --timeout)
   bool sanitize = false;          ///< run compute-sanitizer memcheck and racecheck
   bool profile = false;           ///< run Nsight Compute on the performance case
   std::optional<std::filesystem::path> compute_sanitizer;  ///< resolved when sanitize
@@ -52,8 +52,10 @@ class GradingEnvironment {
   [[nodiscard]] const GradeSettings& settings() const { return settings_; }
   ExpectationCache& expectations() { return expectations_; }
 
-  /// The rubric's performance case for `p`, generated (with its expected output) on first use.
+  /// The rubric's performance case for `p`, generated on first use.
   const GradingCase& performance_case(Problem p);
+  /// Its name, "conv2d/perf_2048x2048_k5", without generating it.
+  [[nodiscard]] std::string performance_case_id(Problem p) const;
 
   /// The variants of `lab`, from the trusted executable, else from `fallback` (the graded one).
   /// @returns nullptr with the reason in `error` if neither can list them.

@@ -155,11 +155,9 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
       result.could_not_grade = true;
       result.could_not_grade_reason = reference_problem;
     }
+    for (const std::string& tag : result.performance.reasons) add_reason(result.reasons, tag);
     for (const VariantTiming& v : result.performance.variants) {
       if (v.correct && v.ratio() && v.fraction < 1) add_reason(result.reasons, reason::kTooSlow);
-      if (!v.correct && !v.note.empty()) {
-        for (const std::string& tag : reasons_in_message(v.note)) add_reason(result.reasons, tag);
-      }
     }
   }
 
@@ -170,6 +168,7 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     p.unavailable = "the analysis model covers the conv2d labs 01–05";
     result.prediction = p;
   }
+  result.prediction->case_id = env.performance_case_id(listing->problem());
   if (env.settings().profile && !result.correctness.hung) profile(lab, exe, *listing, env, result);
   score(lab, env, result);
   return result;

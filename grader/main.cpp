@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add_tables_command(app, exit_code);
   add_analyze_command(app, exit_code);
   add_datagen_command(app, exit_code);
+  add_tune_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

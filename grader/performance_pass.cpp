@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reasons.hpp"
 #include "runner_call.hpp"
 
@@ -66,6 +68,12 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
   const GradingCase& perf = env.performance_case(listing.problem());
   result.attempted = true;
   result.case_id = perf.info.id();
+  if (std::none_of(listing.variants.begin(), listing.variants.end(),
+                   [&](const VariantInfo& v) { return v.accepts(perf.info); })) {
+    result.note = fmt::format("no variant of {} takes the rubric's performance case {}", lab.id(), perf.info.id());
+    if (could_not_grade) *could_not_grade = result.note;
+    return result;
+  }
   const ReferenceTiming& reference = env.reference_timing(lab, listing);
   if (!reference.unavailable.empty()) {
     result.note = reference.unavailable;
@@ -93,6 +101,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
       t.roofline_fraction = tv.roofline_fraction;
       if (!t.correct) {
         t.note = fmt::format("wrong on the performance case: {}", tv.judgement.message);
+        for (const std::string& r : tv.judgement.reasons) add_reason(result.reasons, r);
       } else if (!t.ratio()) {
         t.note = "not timed";
       } else {
@@ -106,6 +115,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     result.variants.push_back(std::move(t));
   }
   if (!run.failure.empty()) result.note = run.failure;
+  for (const std::string& r : run.reasons) add_reason(result.reasons, r);
   fs::remove_all(work);
   return result;
 }

@@ -255,3 +255,16 @@ TEST_CASE("grader: grade_submission grades every lab and collects what could not
   REQUIRE(s.could_not_grade.size() == 1);
   CHECK_THAT(s.could_not_grade[0], Catch::Contains("lab02 is not built"));
 }
+
+TEST_CASE("grader: a lab right on the small cases but wrong on the timed one earns no speed points", "[grader]") {
+  TempDir tmp("grade-perf-wrong");
+  const Rubric rubric = test_rubric();
+  const std::string perf = fmt::format("perf_{}x{}_k{}", rubric.conv2d_case.height, rubric.conv2d_case.width,
+                                       rubric.conv2d_case.mask_width);
+  const Graded g = grade_fake(tmp, "--fake wrong --fake-case " + perf);
+  CHECK(g.lab.correctness.passed == g.lab.correctness.runs);
+  CHECK(g.lab.performance_points == 0);
+  CHECK(has(g.lab.reasons, reason::kOutOfTolerance));
+  REQUIRE(g.lab.performance.variants.size() == 1);
+  CHECK_THAT(g.lab.performance.variants[0].note, Catch::Contains("wrong on the performance case"));
+}

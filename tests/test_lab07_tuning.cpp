@@ -220,6 +220,7 @@ TEST_CASE("lab07: the tuner's search space", "[lab07][tune]") {
     CHECK(c.block_x == 32);
   }
   for (const TileConfig& c : heat) CHECK(c.rows == RowLoop::rolled);
+  for (const TileConfig& c : heatmap_configs(5, FilterPath::shfl, false)) CHECK(c.rows == RowLoop::unrolled);
   const TileConfig seed{17, 16, 8, 32, 4, InputPath::global, FilterPath::constant, RowLoop::rolled};
   const auto refined = refine_configs({seed, seed}, false);
   for (const TileConfig& c : refined) CHECK(c.check().empty());

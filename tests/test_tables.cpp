@@ -341,4 +341,9 @@ TEST_CASE("grader tables and analyze: command lines and exit codes", "[tables]")
   CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "9", "--width", "9", "--mask", "3"}) == kUsageError);
   CHECK(run_grader({"analyze", "--lab", "lab03", "--case", "/nonexistent/case"}) == kUsageError);
   CHECK(run_grader({"analyze", "--strategy", "tiled1", "--height", "x", "--width", "9", "--mask", "3", "--tile", "4"}) == kUsageError);
+  // Lab 06: the im2col view of a conv layer, from flags or from a conv-layer case.
+  CHECK(run_grader({"analyze", "--layer", "32,64,64,56,56,3,1,1,1"}) == kGraded);
+  CHECK(run_grader({"analyze", "--case", "datasets/conv_layer/hand_lecture_unroll_c3_k2", "--format", "json"}) == kGraded);
+  CHECK(run_grader({"analyze", "--layer", "1,3,1,2,2,5"}) == kUsageError);  // the mask does not fit
+  CHECK(run_grader({"analyze", "--layer", "1,3,x,2,2,5"}) == kUsageError);
 }

@@ -18,11 +18,6 @@
 
 namespace convlab::lab07 {
 
-// Declared in common/src/labs/lab07.cpp: the lab's other three variants.
-void conv2d_shfl_filter(const Conv2dArgs& a);
-void conv2d_constant_filter(const Conv2dArgs& a);
-void conv2d_shared_input(const Conv2dArgs& a);
-
 namespace {
 
 // TODO(step 1): a kernel template

@@ -7,10 +7,10 @@
 // Adds over lab 05: register blocking and vector loads (see the kernel header); here, the
 //            choice of configuration: the tuning file of this GPU when there is one
 //            (build/tuning/lab07-<gpu>.json, or $CONVLAB_LAB07_TUNING), else the compiled-in
-//            defaults (kDefaultConfigs, tuned on an H100). A configuration that is not compiled
+//            defaults (kDefaultConfigs, tuned on an H200). A configuration that is not compiled
 //            in is compiled by NVRTC at first use and cached on disk.
-// Achieves:  near the copy bandwidth for K ≤ 7 and most of the FMA peak for K ≥ 11 on 8192²
-//            (figures in labs/07-register-tiling/README.md).
+// Achieves:  on an H200 at 8192²: K ≤ 6 at or above the measured copy bandwidth, K = 7 at 91%
+//            of it, K = 11..17 at 80–87% of the measured FMA rate (labs/07-register-tiling/README.md).
 //
 // Variants (common/src/labs/lab07.cpp): register_tiled (the tuned choice), shfl_filter and
 // constant_filter (the same tiles, the mask forced through one path), shared_input (the same,
@@ -36,11 +36,6 @@
 #include "register_tiling_kernel.cuh"
 
 namespace convlab::lab07 {
-
-// The extra variants of lab 07 (registered in common/src/labs/lab07.cpp).
-void conv2d_shfl_filter(const Conv2dArgs& a);
-void conv2d_constant_filter(const Conv2dArgs& a);
-void conv2d_shared_input(const Conv2dArgs& a);
 
 namespace {
 

@@ -74,7 +74,10 @@ void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint 
 
 // --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
 namespace lab07 {
-void conv2d_register_tiled(const Conv2dArgs& a);  ///< the autotuned register-tiled kernel
+void conv2d_register_tiled(const Conv2dArgs& a);   ///< the autotuned register-tiled kernel
+void conv2d_shfl_filter(const Conv2dArgs& a);      ///< the mask broadcast with __shfl_sync
+void conv2d_constant_filter(const Conv2dArgs& a);  ///< the mask in __constant__ memory
+void conv2d_shared_input(const Conv2dArgs& a);     ///< shared→register instead of global→register
 }  // namespace lab07
 
 }  // namespace convlab
