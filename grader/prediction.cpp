@@ -2,20 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "convlab/lab_config.hpp"
-
 namespace convlab::grader {
 
 std::optional<analysis::Config> lab_analysis_config(const std::string& number, const Conv2dShape& s) {
-  using namespace convlab::config;
-  using analysis::Strategy;
-  if (number == "01" || number == "02") {
-    return analysis::untiled_config(2, s.height, s.width, s.mask_width, kUntiledBlockX, kUntiledBlockY, number == "01");
-  }
-  if (number == "03") return analysis::config_2d(Strategy::tiled1, s.height, s.width, s.mask_width, kLab03TileWidth);
-  if (number == "04") return analysis::config_2d(Strategy::tiled2, s.height, s.width, s.mask_width, kLab04InTile);
-  if (number == "05") return analysis::config_2d(Strategy::tiled3, s.height, s.width, s.mask_width, kLab05TileWidth);
-  return std::nullopt;
+  return analysis::config_for_lab("lab" + number, s.height, s.width, s.mask_width);
 }
 
 PredictionResult predict_lab(const std::string& number, const Conv2dShape& shape) {

@@ -151,7 +151,10 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
     // stub still says so, and stray writes are still reported.
     r.status = memory_problems.empty() && !not_impl ? Status::unchecked : Status::fail;
     r.message = memory_problems.empty() ? "not checked (no expected output)" : memory_problems;
-    if (not_impl) r.message = fmt::format("not implemented ({}); {}", ni_what, r.message);
+    if (not_impl) {
+      r.message = fmt::format("not implemented ({})", ni_what);
+      if (!memory_problems.empty()) r.message += "; " + memory_problems;
+    }
     return;
   }
   const CompareResult cmp = compare_outputs(got, *expected, abs_sum(), terms, tol);
