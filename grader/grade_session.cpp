@@ -7,7 +7,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "atomic_file.hpp"
+#include "convlab/atomic_file.hpp"
 #include "commands.hpp"
 #include "convlab/device_info.hpp"
 #include "tool_paths.hpp"

@@ -23,6 +23,7 @@
 #include "convlab/dataset.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/reference.hpp"
+#include "gpu_lab_run.hpp"
 #include "subprocess.hpp"
 
 #ifdef CONVLAB_HAVE_LAB06_SOLUTION
@@ -39,16 +40,11 @@ const fs::path kBin = CONVLAB_BIN_DIR;
 const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
 constexpr int kVariants = 4;  // unroll_gemm, fused_gemm, register_tiled, tf32_tensor_core
 
-nlohmann::json run_solution06(const fs::path& cases, const std::string& tag) {
-  const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-test-lab06-{}.json", tag);
-  fs::remove(json);
-  const grader::ProcessResult p = grader::run_process(
-      {(kBin / "solution06").string(), cases.string(), "--json", json.string(), "--quiet", "--no-time"}, 600s);
-  INFO("solution06 output:\n" << p.output);
-  CHECK(p.exit_code == 0);
-  std::ifstream in(json);
-  REQUIRE(in);
-  return nlohmann::json::parse(in);
+nlohmann::json run_solution06(const fs::path& cases) {
+  const testing::LabRun r = testing::run_lab("solution06", cases, {"--no-time"});
+  INFO("solution06 output:\n" << r.process.output);
+  CHECK(r.process.exit_code == 0);
+  return r.report;
 }
 
 void expect_all_pass(const nlohmann::json& report, int expected_passes) {
@@ -86,7 +82,7 @@ std::vector<ConvLayerSpec> step3_stress_specs(std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("gpu: solution06 passes every public conv-layer case, all variants", "[gpu][lab06]") {
-  const auto report = run_solution06(kDatasets / "conv_layer", "public");
+  const auto report = run_solution06(kDatasets / "conv_layer");
   expect_all_pass(report, kVariants * static_cast<int>(find_cases(kDatasets / "conv_layer").size()));
 }
 
@@ -99,7 +95,7 @@ TEST_CASE("gpu: solution06 passes a fresh random set and larger layers", "[gpu][
   std::vector<ConvLayerSpec> specs = random_conv_layer_specs(seed, 40);
   for (const ConvLayerSpec& s : step3_stress_specs(seed)) specs.push_back(s);
   for (const ConvLayerSpec& s : specs) write_case(dir / s.name, generate_case(s));
-  const auto report = run_solution06(dir, "random");
+  const auto report = run_solution06(dir);
   expect_all_pass(report, kVariants * static_cast<int>(specs.size()));
 }
 

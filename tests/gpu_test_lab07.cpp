@@ -21,9 +21,12 @@
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/device_info.hpp"
+#include "gpu_lab_run.hpp"
 #include "subprocess.hpp"
 
 using namespace convlab;
+using convlab::testing::LabRun;
+using convlab::testing::run_lab;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -54,25 +57,6 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
-
-struct LabRun {
-  grader::ProcessResult process;
-  nlohmann::json report;
-};
-
-LabRun run_runner(const std::string& exe, const fs::path& cases, std::vector<std::string> extra = {}) {
-  const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-test-lab07-{}.json", exe);
-  fs::remove(json);
-  std::vector<std::string> argv{(kBin / exe).string(), cases.string(), "--json", json.string(), "--quiet"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  LabRun r;
-  r.process = grader::run_process(argv, 900s);
-  INFO(exe << " output:\n" << r.process.output);
-  std::ifstream in(json);
-  REQUIRE(in);
-  r.report = nlohmann::json::parse(in);
-  return r;
-}
 
 /// Every result PASS or SKIP (SKIP only for unsupported mask widths), `passes` of them PASS.
 void expect_all_pass(const LabRun& r, int passes) {
@@ -120,7 +104,7 @@ std::string device_name() {
 }  // namespace
 
 TEST_CASE("gpu: solution07 passes every public conv2d case it supports, all four variants", "[gpu][lab07]") {
-  const LabRun r = run_runner("solution07", kDatasets / "conv2d", {"--repeats", "3"});
+  const LabRun r = run_lab("solution07", kDatasets / "conv2d", {"--repeats", "3"});
   int supported_cases = 0;
   for (const fs::path& dir : find_cases(kDatasets / "conv2d")) supported_cases += supported(read_case_info(dir).conv2d.mask_width);
   CHECK(supported_cases >= 20);
@@ -141,7 +125,7 @@ TEST_CASE("gpu: solution07 passes a fresh random set with every supported mask w
   INFO("random set seed " << seed);
   const auto specs = lab07_specs(seed, 44, 300);
   const fs::path cases = write_specs(fs::temp_directory_path() / "convlab-gpu-lab07-random", specs);
-  const LabRun r = run_runner("solution07", cases, {"--no-time"});
+  const LabRun r = run_lab("solution07", cases, {"--no-time"});
   expect_all_pass(r, static_cast<int>(kVariantNames.size() * specs.size()));
 }
 
@@ -172,13 +156,13 @@ TEST_CASE("gpu: solution07 follows a tuning file and compiles what it was not bu
   const ScopedEnv cache("CONVLAB_LAB07_CACHE", (dir / "cache").string());
   {
     const ScopedEnv tuning("CONVLAB_LAB07_TUNING", (dir / "tuning.json").string());
-    const LabRun r = run_runner("solution07", cases, {"--no-time"});
+    const LabRun r = run_lab("solution07", cases, {"--no-time"});
     CHECK_THAT(r.process.output, Catch::Contains("tuned configurations from"));
     expect_all_pass(r, static_cast<int>(kVariantNames.size() * specs.size()));
     CHECK(fs::exists(dir / "cache"));
     CHECK(!fs::is_empty(dir / "cache"));
     // Second run: from the cache.
-    const LabRun again = run_runner("solution07", cases, {"--no-time", "--variant", "register_tiled"});
+    const LabRun again = run_lab("solution07", cases, {"--no-time", "--variant", "register_tiled"});
     expect_all_pass(again, static_cast<int>(specs.size()));
   }
   {
@@ -186,21 +170,21 @@ TEST_CASE("gpu: solution07 follows a tuning file and compiles what it was not bu
     other["device"] = "Some Other GPU";
     std::ofstream(dir / "other.json") << other.dump(2);
     const ScopedEnv tuning("CONVLAB_LAB07_TUNING", (dir / "other.json").string());
-    const LabRun r = run_runner("solution07", cases, {"--no-time", "--variant", "register_tiled"});
+    const LabRun r = run_lab("solution07", cases, {"--no-time", "--variant", "register_tiled"});
     CHECK_THAT(r.process.output, Catch::Contains("was tuned on Some Other GPU"));
     expect_all_pass(r, static_cast<int>(specs.size()));
   }
   {
     std::ofstream(dir / "bad.json") << "{\"format\": \"convlab-lab07-tuning\", \"version\": 1}";
     const ScopedEnv tuning("CONVLAB_LAB07_TUNING", (dir / "bad.json").string());
-    const LabRun r = run_runner("solution07", cases, {"--no-time", "--variant", "register_tiled"});
+    const LabRun r = run_lab("solution07", cases, {"--no-time", "--variant", "register_tiled"});
     CHECK_THAT(r.process.output, Catch::Contains("ignoring the tuning file"));
     expect_all_pass(r, static_cast<int>(specs.size()));
   }
 }
 
 TEST_CASE("gpu: the lab07 stub fails every variant, saying 'not implemented'", "[gpu][lab07][stubs]") {
-  const LabRun r = run_runner("lab07", kDatasets / "conv2d", {"--no-time"});
+  const LabRun r = run_lab("lab07", kDatasets / "conv2d", {"--no-time"});
   CHECK(r.process.exit_code == 1);
   std::set<std::string> failed_variants;
   for (const auto& res : r.report.at("results")) {

@@ -10,9 +10,12 @@
 #include <random>
 
 #include "convlab/datagen.hpp"
+#include "gpu_lab_run.hpp"
 #include "subprocess.hpp"
 
 using namespace convlab;
+using convlab::testing::LabRun;
+using convlab::testing::run_lab;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -20,25 +23,6 @@ namespace {
 
 const fs::path kBin = CONVLAB_BIN_DIR;
 const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
-
-struct LabRun {
-  grader::ProcessResult process;
-  nlohmann::json report;
-};
-
-LabRun run_lab(const std::string& exe, const fs::path& cases, std::vector<std::string> extra = {}) {
-  const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-test-{}.json", exe);
-  fs::remove(json);
-  std::vector<std::string> argv{(kBin / exe).string(), cases.string(), "--json", json.string(), "--quiet"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  LabRun r;
-  r.process = grader::run_process(argv, 600s);
-  INFO(exe << " output:\n" << r.process.output);
-  std::ifstream in(json);
-  REQUIRE(in);
-  r.report = nlohmann::json::parse(in);
-  return r;
-}
 
 int count_cases(const fs::path& root, bool odd_only) {
   int n = 0;

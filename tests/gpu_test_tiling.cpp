@@ -15,6 +15,7 @@
 
 #include "convlab/datagen.hpp"
 #include "convlab/lab_config.hpp"
+#include "gpu_lab_run.hpp"
 #include "subprocess.hpp"
 
 using namespace convlab;
@@ -38,17 +39,12 @@ fs::path scratch(const std::string& what) {
 
 /// Runs `exe` on `cases` (--no-time: these are correctness runs) and checks that it exits 0
 /// and that every case it runs passes; `expected_passes` counts the cases with odd K.
-void expect_all_pass(const std::string& exe, const fs::path& cases, int expected_passes, const fs::path& work) {
+void expect_all_pass(const std::string& exe, const fs::path& cases, int expected_passes) {
   INFO(exe << " on " << cases.string());
-  const fs::path json = work / fmt::format("{}.json", exe);
-  const grader::ProcessResult p = grader::run_process(
-      {(kBin / exe).string(), cases.string(), "--no-time", "--quiet", "--json", json.string()}, 600s);
-  INFO(exe << " " << p.describe() << ", output:\n" << p.output);
-  CHECK(p.exit_code == 0);
-  std::ifstream in(json);
-  CHECK(in.good());
-  if (!in) return;
-  const nlohmann::json report = nlohmann::json::parse(in);
+  const testing::LabRun r = testing::run_lab(exe, cases, {"--no-time"}, 600s);
+  INFO(exe << " " << r.process.describe() << ", output:\n" << r.process.output);
+  CHECK(r.process.exit_code == 0);
+  const nlohmann::json& report = r.report;
   int pass = 0;
   for (const auto& res : report.at("results")) {
     const std::string status = res.at("status");
@@ -93,11 +89,9 @@ std::vector<Conv2dSpec> tile_edge_specs() {
 }  // namespace
 
 TEST_CASE("gpu: solutions 02-05 pass every public conv2d case with odd K", "[gpu][lab02][lab03][lab04][lab05]") {
-  const fs::path work = scratch("public");
   const int expected = count_odd_cases(kDatasets / "conv2d");
   REQUIRE(expected > 0);
-  for (const std::string& exe : kSolutions) expect_all_pass(exe, kDatasets / "conv2d", expected, work);
-  fs::remove_all(work);
+  for (const std::string& exe : kSolutions) expect_all_pass(exe, kDatasets / "conv2d", expected);
 }
 
 TEST_CASE("gpu: solutions 02-05 pass every odd K on both sides of their tile edges", "[gpu][lab02][lab03][lab04][lab05]") {
@@ -105,7 +99,7 @@ TEST_CASE("gpu: solutions 02-05 pass every odd K on both sides of their tile edg
   const auto specs = tile_edge_specs();
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
-    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()), work);
+    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));
   }
   fs::remove_all(work);
 }
@@ -117,7 +111,7 @@ TEST_CASE("gpu: solutions 02-05 pass a fresh random set, masks up to 17", "[gpu]
   const auto specs = random_conv2d_specs(seed, 40, 300, kOddMasks);
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
-    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()), work);
+    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));
   }
   fs::remove_all(work);
 }

@@ -5,12 +5,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "convlab/atomic_file.hpp"
 #include "batch_report.hpp"
 #include "grade_report.hpp"
 #include "grader_test_support.hpp"
 
 using namespace convlab::grader;
+using convlab::write_file_atomically;
 using namespace convlab::grader::testing;
 using nlohmann::json;
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/npy.hpp"
 
 namespace convlab {
@@ -72,17 +73,6 @@ json info_json(const CaseInfo& info) {
                   {"stride", s.stride},     {"padding", s.padding},   {"dilation", s.dilation}};
   }
   return j;
-}
-
-void write_json_atomically(const fs::path& file, const json& j) {
-  fs::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) fail(tmp, "cannot create file");
-    out << j.dump(2) << '\n';
-  }
-  fs::rename(tmp, file);
 }
 
 }  // namespace
@@ -181,7 +171,7 @@ void write_case(const fs::path& dir, const Conv2dCase& c) {
   write_npy(dir / kConv2dImage, c.image);
   write_npy(dir / kConv2dMask, c.mask);
   if (c.expected) write_npy(dir / kExpected, *c.expected);
-  write_json_atomically(dir / kCaseJson, info_json(c.info));
+  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
 }
 
 void write_case(const fs::path& dir, const ConvLayerCase& c) {
@@ -189,7 +179,7 @@ void write_case(const fs::path& dir, const ConvLayerCase& c) {
   write_npy(dir / kLayerX, c.x);
   write_npy(dir / kLayerW, c.w);
   if (c.expected) write_npy(dir / kExpected, *c.expected);
-  write_json_atomically(dir / kCaseJson, info_json(c.info));
+  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
 }
 
 std::vector<fs::path> find_cases(const fs::path& path) {

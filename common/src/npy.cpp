@@ -4,6 +4,8 @@
 //   on a 64-byte boundary, then the raw array.
 #include "convlab/npy.hpp"
 
+#include "convlab/atomic_file.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -176,25 +178,16 @@ void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const c
   dict.append((64 - unpadded % 64) % 64, ' ');
   dict.push_back('\n');
 
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw NpyError(fmt::format("{}: cannot create file", tmp.string()));
-    out.write(kMagic.data(), kMagic.size());
-    const char version[2] = {1, 0};
-    out.write(version, 2);
-    const unsigned char len[2] = {static_cast<unsigned char>(dict.size() & 0xFF),
-                                  static_cast<unsigned char>(dict.size() >> 8)};
-    out.write(reinterpret_cast<const char*>(len), 2);
-    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-    out.write(reinterpret_cast<const char*>(t.data()),
-              static_cast<std::streamsize>(t.size() * sizeof(T)));
-    if (!out) throw NpyError(fmt::format("{}: write failed", tmp.string()));
+  std::string bytes(kMagic.data(), kMagic.size());
+  bytes += {1, 0};  // version 1.0
+  bytes += {static_cast<char>(dict.size() & 0xFF), static_cast<char>(dict.size() >> 8)};
+  bytes += dict;
+  bytes.append(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(T));
+  try {
+    write_file_atomically(path, bytes);
+  } catch (const std::runtime_error& e) {
+    throw NpyError(e.what());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw NpyError(fmt::format("{}: cannot rename into place: {}", path.string(), ec.message()));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/device_buffer.cuh"
@@ -299,6 +300,16 @@ json result_json(const Result& r, const RunContext& ctx) {
 
 // `finished` is false while cases are still running: the report is rewritten (atomically) after
 // every result, so that a grader that has to kill a hung run still reads every finished one.
+// A JSON report to stdout ("-") or, atomically, to a file: a grader polling it never reads
+// half of one.
+void write_json(const std::string& path, const json& j) {
+  if (path == "-") {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    write_file_atomically(path, j.dump(2) + "\n");
+  }
+}
+
 void write_json_report(const std::string& path, const LabDescription& lab, const RunContext& ctx,
                        const std::vector<Result>& results, bool finished = true) {
   if (path.empty() || (path == "-" && !finished)) return;
@@ -317,16 +328,7 @@ void write_json_report(const std::string& path, const LabDescription& lab, const
   }
   j["results"] = json::array();
   for (const Result& r : results) j["results"].push_back(result_json(r, ctx));
-  if (path == "-") {
-    fmt::print("{}\n", j.dump(2));
-    return;
-  }
-  const fs::path tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << '\n';
-  }
-  fs::rename(tmp, path);
+  write_json(path, j);
 }
 
 json tolerance_json(Tolerance t) { return {{"name", t.name}, {"unit_roundoff", t.unit_roundoff}}; }
@@ -349,16 +351,7 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
     j["variants"].push_back({{"name", v.name}, {"problem", "conv_layer"}, {"max_mask_width", v.max_mask_width},
                              {"tolerance", tolerance_json(v.tolerance)}});
   }
-  if (path == "-") {
-    fmt::print("{}\n", j.dump(2));
-    return;
-  }
-  const fs::path tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << '\n';
-  }
-  fs::rename(tmp, path);
+  write_json(path, j);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "convlab/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace convlab::grader {
+namespace convlab {
 namespace fs = std::filesystem;
 
 void write_file_atomically(const fs::path& path, std::string_view content) {
@@ -38,4 +38,4 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   }
 }
 
-}  // namespace convlab::grader
+}  // namespace convlab

@@ -1,0 +1,34 @@
+#include "gpu_lab_run.hpp"
+
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <fstream>
+
+namespace convlab::testing {
+namespace fs = std::filesystem;
+
+LabRun run_lab(const std::string& exe, const fs::path& cases, const std::vector<std::string>& extra,
+               std::chrono::seconds timeout) {
+  // Unique per process and call: CTest may run test processes side by side.
+  static std::atomic<int> calls{0};
+  const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-{}-{}-{}.json", exe, ::getpid(), calls++);
+  fs::remove(json);
+  std::vector<std::string> argv{(fs::path(CONVLAB_BIN_DIR) / exe).string(), cases.string(), "--json", json.string(),
+                                "--quiet"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  LabRun r;
+  r.process = grader::run_process(argv, timeout);
+  INFO(exe << " " << r.process.describe() << ", output:\n" << r.process.output);
+  std::ifstream in(json);
+  REQUIRE(in);
+  r.report = nlohmann::json::parse(in);
+  in.close();
+  fs::remove(json);
+  return r;
+}
+
+}  // namespace convlab::testing
