@@ -12,7 +12,9 @@
 //     cublasSgemmStridedBatched (default math: FP32, no TF32); timed as unroll + SGEMM and as
 //     SGEMM alone;
 //   * the stretch steps: TF32 tensor cores, and the fused bias + ReLU epilogue against step 3
-//     followed by a separate bias + ReLU kernel (the blog's kernel fusion).
+//     followed by a separate bias + ReLU kernel (the blog's kernel fusion);
+//   * TF32, where a peer offers it: cuDNN with tensor-core math allowed (its fastest algorithm)
+//     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step.
 // Every output is checked against step 2's (within 2·n·u·S of each other, S = Σ|term| computed
 // by step 3 on |X| and |W|; TF32 adds n·2^-11·S), so a fast wrong answer cannot slip into the table.
 // Performance counts 2·B·M·Ho·Wo·C·K² flops (the direct convolution's multiply-adds) for everyone.
@@ -37,11 +39,13 @@
 #include <string>
 #include <vector>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/cuda_check.cuh"
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
+#include "device_fill.cuh"
 #include "lab06_extras.cuh"
 
 #ifdef CONVLAB_HAVE_CUDNN
@@ -54,19 +58,10 @@ using convlab::ConvLayerArgs;
 using convlab::ConvLayerShape;
 using convlab::DeviceBuffer;
 using nlohmann::json;
+using convlab::bench::fill_uniform;
+using convlab::bench::grid_for;
 
 // ---- Small device kernels: data, |x|, checks, an unfused bias + ReLU --------------------------
-
-__global__ void fill_uniform(float* p, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    p[i] = static_cast<float>(z >> 40) * (1.0f / 8388608.0f) - 1.0f;  // k·2^-23 - 1, in [-1, 1)
-  }
-}
 
 __global__ void absolute(const float* in, float* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -106,8 +101,6 @@ __global__ void bias_relu_pass(float* Y, const float* bias, int M, int HoWo, std
     Y[i] = fmaxf(Y[i] + bias[(i / HoWo) % M], 0.0f);
   }
 }
-
-int grid_for(std::size_t n) { return static_cast<int>(std::min<std::size_t>((n + 255) / 256, 8192)); }
 
 // ---- cuBLAS ----------------------------------------------------------------------------------
 
@@ -167,10 +160,9 @@ class LayerBench {
         ref_(s_.output_elements()), abs_sum_(s_.output_elements()), bias_(static_cast<std::size_t>(s_.filters)),
         bad_(1), worst_(1) {
     s_.validate();
-    fill_uniform<<<grid_for(X_.size()), 256>>>(X_.data(), X_.size(), 0x1234);
-    fill_uniform<<<grid_for(W_.size()), 256>>>(W_.data(), W_.size(), 0x5678);
-    fill_uniform<<<grid_for(bias_.size()), 256>>>(bias_.data(), bias_.size(), 0x9abc);
-    CUDA_CHECK(cudaGetLastError());
+    fill_uniform(X_.data(), X_.size(), 0x1234);
+    fill_uniform(W_.data(), W_.size(), 0x5678);
+    fill_uniform(bias_.data(), bias_.size(), 0x9abc);
     flops_ = 2.0 * static_cast<double>(s_.output_elements()) * static_cast<double>(s_.terms_per_output());
     // The reference: step 2 (the simplest complete kernel); S from step 3 on |X| and |W|.
     convlab::lab06::conv_layer_fused_gemm(args(ref_.data()));
@@ -269,10 +261,22 @@ class LayerBench {
       print(m);
       out.push_back(m);
     }
+    try {
+      cudnn_tf32_ = std::make_unique<convlab::bench::CudnnConv>(s_, convlab::bench::CudnnMath::tf32);
+      cudnn_tf32_->find(X_.data(), W_.data(), y);
+      out.push_back(measure("cuDNN (TF32 tensor cores)", cudnn_tf32_->algo_name() + " " + cudnn_tf32_->math_name(),
+                            [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, 1.0 / 2048.0));
+    } catch (const std::exception& e) {
+      Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, e.what()};
+      print(m);
+      out.push_back(m);
+    }
 #else
-    Measurement none{"cuDNN (FP32 FMA math)", "", 0, 0, false, 0, 0, "not built: CMake found no cuDNN"};
-    print(none);
-    out.push_back(none);
+    for (const char* method : {"cuDNN (FP32 FMA math)", "cuDNN (TF32 tensor cores)"}) {
+      Measurement none{method, "", 0, 0, false, 0, 0, "not built: CMake found no cuDNN"};
+      print(none);
+      out.push_back(none);
+    }
 #endif
 
     out.push_back(measure("step 1 unroll + tiled GEMM", "TILE_WIDTH 16", [&] { lab::conv_layer_unroll_gemm(args(y)); }));
@@ -318,6 +322,13 @@ class LayerBench {
       }));
       lab::unroll_input(args(y), xu.data(), 0, s_.batch);
       out.push_back(measure("cuBLAS SGEMM on the unroll", "SGEMM alone", sgemm));
+      // The same GEMM with TF32 tensor cores (what PyTorch's allow_tf32 gives).
+      CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_TF32_TENSOR_OP_MATH));
+      out.push_back(measure("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", [&] {
+        lab::unroll_input(args(y), xu.data(), 0, s_.batch);
+        sgemm();
+      }, 1.0 / 2048.0));
+      CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
     } catch (const std::exception& e) {
       Measurement m{"cuBLAS SGEMM on the unroll", "", 0, 0, false, 0, 0, e.what()};
       print(m);
@@ -340,7 +351,7 @@ class LayerBench {
   DeviceBuffer<unsigned> worst_;
   double flops_ = 0;
 #ifdef CONVLAB_HAVE_CUDNN
-  std::unique_ptr<convlab::bench::CudnnConv> cudnn_;
+  std::unique_ptr<convlab::bench::CudnnConv> cudnn_, cudnn_tf32_;
 #endif
 };
 
@@ -441,8 +452,8 @@ int main(int argc, char** argv) {
 
   // The summary: TFLOP/s (percent of cuDNN's).
   fmt::print("\n## {} — TFLOP/s (percent of cuDNN FP32 FMA)\n\n", device->name);
-  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | TF32 stretch | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family |\n");
-  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family | TF32: lab 06 | TF32: cuDNN | TF32: unroll + cuBLAS |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {
     const Measurement* cudnn = find_ok(ms, "cuDNN (FP32 FMA math)");
     const Measurement* best = nullptr;
@@ -450,16 +461,18 @@ int main(int argc, char** argv) {
       if ((m.method == "step 3 with plan") && m.error.empty() && m.bad == 0 && (!best || m.tflops > best->tflops)) best = &m;
     }
     const Measurement* gemm_family = find_ok(ms, "cuDNN GEMM family (FP32 FMA)");
-    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
                cudnn ? fmt::format("{:.1f} ({}){}", cudnn->tflops, cudnn->detail, cudnn->bad ? " (CHECK FAILED)" : "")
                      : "—",
                cell(find_ok(ms, "step 1 unroll + tiled GEMM"), cudnn), cell(find_ok(ms, "step 2 fused unroll + GEMM"), cudnn),
                cell(find_ok(ms, "step 3 register-tiled"), cudnn),
                best ? fmt::format("{} {}", cell(best, cudnn), best->detail) : "—",
-               cell(find_ok(ms, "stretch: TF32 tensor cores"), cudnn),
                cell(find_ok(ms, "cuBLAS SGEMM on the unroll", "unroll + SGEMM"), cudnn),
                cell(find_ok(ms, "cuBLAS SGEMM on the unroll", "SGEMM alone"), cudnn),
-               gemm_family ? fmt::format("{} {}", cell(gemm_family, cudnn), gemm_family->detail) : "—");
+               gemm_family ? fmt::format("{} {}", cell(gemm_family, cudnn), gemm_family->detail) : "—",
+               cell(find_ok(ms, "stretch: TF32 tensor cores"), cudnn),
+               cell(find_ok(ms, "cuDNN (TF32 tensor cores)"), cudnn),
+               cell(find_ok(ms, "cuBLAS TF32 on the unroll"), cudnn));
   }
   fmt::print("\n## kernel fusion (ms)\n\n| layer | step 3 + bias/ReLU pass | fused epilogue |\n| --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {
@@ -472,9 +485,6 @@ int main(int argc, char** argv) {
     for (const auto& m : ms) all_ok &= m.bad == 0;
   }
   fmt::print("\nchecks: {}\n", all_ok ? "every output that ran agrees with step 2 within tolerance" : "SOME OUTPUTS DISAGREE (BAD above)");
-  if (!opt.json_path.empty()) {
-    std::ofstream out(opt.json_path);
-    out << report.dump(2) << '\n';
-  }
+  if (!opt.json_path.empty()) convlab::write_file_atomically(opt.json_path, report.dump(2) + "\n");
   return all_ok ? 0 : 1;
 }

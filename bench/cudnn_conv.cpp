@@ -59,6 +59,8 @@ cudnnHandle_t handle() {
 
 struct CudnnConv::Impl {
   ConvLayerShape shape;
+  CudnnMath math = CudnnMath::fma;
+  cudnnMathType_t chosen_math = CUDNN_FMA_MATH;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
@@ -69,9 +71,10 @@ struct CudnnConv::Impl {
   std::vector<cudnnConvolutionFwdAlgoPerf_t> usable;  // from find(), fastest first
 };
 
-CudnnConv::CudnnConv(const ConvLayerShape& s) : impl_(std::make_unique<Impl>()) {
+CudnnConv::CudnnConv(const ConvLayerShape& s, CudnnMath math) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.shape = s;
+  d.math = math;
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.x));
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.y));
   CUDNN_CHECK(cudnnCreateFilterDescriptor(&d.w));
@@ -83,7 +86,8 @@ CudnnConv::CudnnConv(const ConvLayerShape& s) : impl_(std::make_unique<Impl>()) 
   CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d.conv, s.padding, s.padding, s.stride, s.stride, s.dilation,
                                               s.dilation, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   // FMA math: float32 FFMA only; forbids TF32 (and any other tensor-core) conversions.
-  CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, CUDNN_FMA_MATH));
+  // Tensor-op math lets cudnnFind also try the TF32 tensor-core kernels.
+  CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, math == CudnnMath::fma ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH));
   int n = 0, c = 0, h = 0, w = 0;
   CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(d.conv, d.x, d.w, &n, &c, &h, &w));
   if (n != s.batch || c != s.filters || h != s.out_height() || w != s.out_width()) {
@@ -127,18 +131,23 @@ std::vector<CudnnCandidate> CudnnConv::find(const float* X, const float* W, floa
     c.math = math_text(p.mathType);
     c.find_ms = p.time;
     c.workspace = p.memory;
-    c.usable = p.status == CUDNN_STATUS_SUCCESS && p.mathType != CUDNN_TENSOR_OP_MATH &&
-               p.mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    c.usable = p.status == CUDNN_STATUS_SUCCESS &&
+               (d.math == CudnnMath::tf32 ||
+                (p.mathType != CUDNN_TENSOR_OP_MATH && p.mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
     if (c.usable) d.usable.push_back(p);
     if (c.usable && !d.found) {  // results come fastest first
       d.found = true;
       d.algo = p.algo;
       d.workspace_bytes = p.memory;
+      d.chosen_math = p.mathType;
       CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, p.mathType));
     }
     if (p.status == CUDNN_STATUS_SUCCESS) out.push_back(c);
   }
-  if (!d.found) throw std::runtime_error("cudnnFind returned no algorithm with FMA math");
+  if (!d.found) {
+    throw std::runtime_error(d.math == CudnnMath::fma ? "cudnnFind returned no algorithm with FMA math"
+                                                      : "cudnnFind returned no algorithm that succeeded");
+  }
   if (d.workspace_bytes > 0) CUDA_CHECK(cudaMalloc(&d.workspace, d.workspace_bytes));
   return out;
 }
@@ -148,6 +157,7 @@ bool CudnnConv::select_fastest_of(const std::vector<std::string>& algos) {
   for (const auto& p : d.usable) {
     if (std::find(algos.begin(), algos.end(), algo_text(p.algo)) == algos.end()) continue;
     d.algo = p.algo;
+    d.chosen_math = p.mathType;
     CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, p.mathType));
     if (p.memory > d.workspace_bytes) {
       CUDA_CHECK(cudaFree(d.workspace));
@@ -169,6 +179,8 @@ void CudnnConv::run(const float* X, const float* W, float* Y) {
 }
 
 std::string CudnnConv::algo_name() const { return algo_text(impl_->algo); }
+
+std::string CudnnConv::math_name() const { return math_text(impl_->chosen_math); }
 
 std::string CudnnConv::version() {
   return fmt::format("cuDNN {}.{}.{} (library {})", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL, cudnnGetVersion());

@@ -1,7 +1,8 @@
 /// @file cudnn_conv.hpp
-/// @brief cuDNN's forward convolution for the benchmark: float32 data, FMA math only (no TF32
-///        tensor cores), the fastest algorithm cudnnFindConvolutionForwardAlgorithmEx measures.
-///        Built only when CMake found cuDNN (CONVLAB_HAVE_CUDNN).
+/// @brief cuDNN's forward convolution for the benchmarks: float32 data, FMA math only (no TF32
+///        tensor cores) or TF32 tensor cores allowed, the fastest algorithm that
+///        cudnnFindConvolutionForwardAlgorithmEx measures. Built only when CMake found cuDNN
+///        (CONVLAB_HAVE_CUDNN).
 #pragma once
 
 #include <cstddef>
@@ -13,19 +14,25 @@
 
 namespace convlab::bench {
 
+/// Which arithmetic cuDNN may use.
+enum class CudnnMath {
+  fma,   ///< CUDNN_FMA_MATH: float32 FFMA only
+  tf32,  ///< tensor-core math allowed (TF32 for float32 data), as PyTorch's allow_tf32 does
+};
+
 /// One algorithm as cudnnFind measured it.
 struct CudnnCandidate {
   std::string algo;       ///< e.g. "IMPLICIT_PRECOMP_GEMM"
   std::string math;       ///< "FMA", "DEFAULT", "TENSOR_OP", ...
   float find_ms = 0;      ///< cuDNN's own timing
   std::size_t workspace = 0;
-  bool usable = false;    ///< succeeded and uses no tensor-core math
+  bool usable = false;    ///< succeeded, and (CudnnMath::fma) uses no tensor-core math
 };
 
-/// A conv layer set up in cuDNN (NCHW, cross-correlation, float32, CUDNN_FMA_MATH).
+/// A conv layer set up in cuDNN (NCHW, cross-correlation, float32).
 class CudnnConv {
  public:
-  explicit CudnnConv(const ConvLayerShape& shape);
+  explicit CudnnConv(const ConvLayerShape& shape, CudnnMath math = CudnnMath::fma);
   ~CudnnConv();
   CudnnConv(const CudnnConv&) = delete;
   CudnnConv& operator=(const CudnnConv&) = delete;
@@ -40,6 +47,8 @@ class CudnnConv {
   void run(const float* X, const float* W, float* Y);
   /// The chosen algorithm's name.
   [[nodiscard]] std::string algo_name() const;
+  /// The chosen algorithm's math type ("FMA", "TENSOR_OP", ...).
+  [[nodiscard]] std::string math_name() const;
 
   /// "cuDNN 9.19.0 (runtime 91900)".
   static std::string version();

@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   using namespace convlab::grader;
   CLI::App app{"convlab grader: grade labs, print the lecture tables, analyze a configuration, "
-               "generate datasets"};
+               "generate datasets, regenerate the tables of the README and the slides (docs)"};
   app.require_subcommand(1);
   int exit_code = kGraded;
   add_grade_command(app, exit_code);
@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   add_analyze_command(app, exit_code);
   add_datagen_command(app, exit_code);
   add_tune_command(app, exit_code);
+  add_docs_command(app, exit_code);
+  add_bench_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

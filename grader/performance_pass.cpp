@@ -82,8 +82,29 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
   }
   env.progress(fmt::format("{}: timing on {}", lab.id(), perf.info.id()));
   const fs::path work = env.fresh_dir(lab.id() + "-performance");
-  const TimedRun run = run_timed(exe, listing, perf, env, work);
+  TimedRun run = run_timed(exe, listing, perf, env, work);
   const Rubric& rubric = env.rubric();
+  // A variant out of the full-points band is timed once more and keeps the faster median: a
+  // one-off slow run (clocks ramping, a neighbour on the GPU) should not cost points, while a
+  // kernel that is really slower is slower twice.
+  const bool retime = std::any_of(run.variants.begin(), run.variants.end(), [&](const auto& entry) {
+    const auto ref = reference.median_ms.find(entry.first);
+    return entry.second.judgement.pass && entry.second.time_ms && ref != reference.median_ms.end() &&
+           rubric.performance_fraction(*entry.second.time_ms / ref->second) < 1;
+  });
+  if (retime && run.failure.empty()) {
+    env.progress(fmt::format("{}: timing again (a variant was out of the full-points band)", lab.id()));
+    const fs::path again_dir = env.fresh_dir(lab.id() + "-performance-again");
+    const TimedRun again = run_timed(exe, listing, perf, env, again_dir);
+    fs::remove_all(again_dir);
+    for (auto& [name, tv] : run.variants) {
+      const auto it = again.variants.find(name);
+      if (it != again.variants.end() && it->second.judgement.pass && it->second.time_ms && tv.time_ms &&
+          *it->second.time_ms < *tv.time_ms) {
+        tv = it->second;
+      }
+    }
+  }
   for (const VariantInfo& v : listing.variants) {
     if (!v.accepts(perf.info)) continue;
     VariantTiming t;

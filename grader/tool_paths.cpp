@@ -31,6 +31,13 @@ std::optional<fs::path> find_tool(const std::string& name) {
   return std::nullopt;
 }
 
+std::optional<fs::path> find_gnuplot() {
+  if (const char* g = std::getenv("GNUPLOT"); g != nullptr && *g != '\0') {
+    return is_executable(g) ? std::optional<fs::path>(g) : std::nullopt;
+  }
+  return find_tool("gnuplot");
+}
+
 fs::path cmake_program() {
   const fs::path configured = CONVLAB_CMAKE_COMMAND;
   if (is_executable(configured)) return configured;

@@ -12,6 +12,9 @@ namespace convlab::grader {
 /// /usr/local/cuda/bin. @returns the full path, or nullopt.
 std::optional<std::filesystem::path> find_tool(const std::string& name);
 
+/// gnuplot (for the autotuner's and the benchmarks' pictures): $GNUPLOT when set and present,
+/// else find_tool("gnuplot"). @returns nullopt when there is none.
+std::optional<std::filesystem::path> find_gnuplot();
 /// The CMake that configured this build (else `cmake` from $PATH).
 std::filesystem::path cmake_program();
 

@@ -29,6 +29,7 @@
 
 #include "commands.hpp"
 #include "subprocess.hpp"
+#include "tool_paths.hpp"
 #include "../solutions/07-register-tiling/register_tiling_config.hpp"
 #include "../solutions/07-register-tiling/register_tiling_tuning.hpp"
 
@@ -74,26 +75,6 @@ struct TuneOptions {
 
 // --- Plotting (no GPU needed) ------------------------------------------------------------------
 
-/// gnuplot's path: $GNUPLOT, else the first `gnuplot` on PATH; empty when there is none.
-fs::path find_gnuplot() {
-  if (const char* g = std::getenv("GNUPLOT"); g != nullptr && *g != '\0') return fs::exists(g) ? fs::path(g) : fs::path();
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return {};
-  std::string p = path;
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    const std::size_t colon = p.find(':', start);
-    const std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty()) {
-      const fs::path candidate = fs::path(dir) / "gnuplot";
-      if (fs::exists(candidate)) return candidate;
-    }
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return {};
-}
-
 /// Renders DIR/heatmaps.gp. Returns kGraded when the PNGs were written, kCouldNotGrade when
 /// gnuplot is missing or failed (the data files stay for a later --plot-only).
 int render_heatmaps(const fs::path& dir) {
@@ -102,7 +83,7 @@ int render_heatmaps(const fs::path& dir) {
     fmt::print(stderr, "grader tune: {} does not exist (run `grader tune` first)\n", script.string());
     return kUsageError;
   }
-  const fs::path gnuplot = find_gnuplot();
+  const fs::path gnuplot = find_gnuplot().value_or(fs::path());
   if (gnuplot.empty()) {
     fmt::print("heat maps: gnuplot is not installed here, so no PNG was drawn. The data and the script are in {}.\n"
                "  Install Debian's gnuplot-nox (apt-get install gnuplot-nox) and run: grader tune --plot-only {}\n",

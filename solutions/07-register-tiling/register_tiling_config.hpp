@@ -22,6 +22,8 @@
 #include <system_error>
 #include <vector>
 
+#include "convlab/device_info.hpp"
+
 namespace convlab::lab07 {
 
 /// Where a thread's input window comes from (the paper's two layouts).
@@ -354,18 +356,7 @@ inline void write_tuning_file(const std::filesystem::path& path, const TuningTab
   std::filesystem::rename(tmp, path);
 }
 
-/// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": lower case, runs of other characters
-/// turned into one '-'.
-inline std::string device_slug(const std::string& name) {
-  std::string s;
-  for (const char ch : name) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (std::isalnum(u)) s += static_cast<char>(std::tolower(u));
-    else if (!s.empty() && s.back() != '-') s += '-';
-  }
-  while (!s.empty() && s.back() == '-') s.pop_back();
-  return s.empty() ? "unknown-gpu" : s;
-}
+using convlab::device_slug;  // "NVIDIA H200" -> "nvidia-h200" (convlab/device_info.hpp)
 
 /// Environment variable naming the tuning file the lab reads (overrides the default path).
 inline constexpr const char* kTuningEnv = "CONVLAB_LAB07_TUNING";

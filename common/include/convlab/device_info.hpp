@@ -43,6 +43,21 @@ struct Ceilings {
 /// Measures Ceilings (about a second of GPU time). @throws std::runtime_error without a GPU.
 Ceilings measure_ceilings();
 
+/// A GPU's name as a folder name: "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (lower
+/// case, each run of other characters one '-'; "unknown-gpu" when nothing is left). Results of
+/// the autotuner and the benchmarks are filed under it.
+inline std::string device_slug(const std::string& name) {
+  std::string s;
+  for (const char ch : name) {
+    const auto u = static_cast<unsigned char>(ch);
+    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z')) s += ch;
+    else if (u >= 'A' && u <= 'Z') s += static_cast<char>(u - 'A' + 'a');
+    else if (!s.empty() && s.back() != '-') s += '-';
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return s.empty() ? "unknown-gpu" : s;
+}
+
 /// Roofline time in seconds: `max(bytes / BW, flops / F)`.
 double roofline_seconds(double bytes, double flops, const Ceilings& c);
 

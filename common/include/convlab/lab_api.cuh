@@ -43,6 +43,10 @@ void conv2d_no_restrict(const Conv2dArgs& a);    ///< no pointer is const __rest
 void conv2d_mask_restrict(const Conv2dArgs& a);  ///< only the mask is const __restrict__
 void conv2d_input_restrict(const Conv2dArgs& a); ///< only the input is const __restrict__
 void conv2d_both_restrict(const Conv2dArgs& a);  ///< input and mask are const __restrict__
+/// both_restrict with another block shape, one of config::kSweepBlocks: the block-size sweep
+/// of `grader bench`. Defined by the reference solution only (the lab does not ask for it).
+/// @throws std::invalid_argument for a shape that is not in the list
+void conv2d_both_restrict_block(const Conv2dArgs& a, int block_x, int block_y);
 }  // namespace lab01
 
 // --- Lab 02: the mask in __constant__ memory.

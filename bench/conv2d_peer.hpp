@@ -1,0 +1,66 @@
+/// @file conv2d_peer.hpp
+/// @brief The libraries a user would otherwise pick for one 2D convolution, behind one
+///        interface, with the lectures' semantics (cross-correlation, zero ghost cells,
+///        r = (K-1)/2): NPP, cuDNN (one input and one output channel), cuFFT.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conv2d_check.hpp"
+
+namespace convlab::bench {
+
+/// One problem: device-resident input, mask and output, and the mask on the host.
+struct Conv2dProblem {
+  const float* N = nullptr;       ///< input, height×width (device)
+  const float* M = nullptr;       ///< mask, K×K (device)
+  float* P = nullptr;             ///< output, height×width (device)
+  std::vector<float> mask_host;   ///< the same mask on the host
+  int height = 0;
+  int width = 0;
+  int mask_width = 0;
+};
+
+/// A library's 2D convolution.
+class Conv2dPeer {
+ public:
+  virtual ~Conv2dPeer() = default;
+  /// "NPP nppiFilterBorder_32f_C1R", "cuDNN", "cuFFT".
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Sets up one problem, untimed: plans, algorithm search, workspaces.
+  virtual void prepare(const Conv2dProblem& problem) = 0;
+  /// The timed part: P = conv(N, M), enqueued on the default stream.
+  virtual void run() = 0;
+  /// Untimed, after the checked run: moves a result the library cannot place itself into P.
+  virtual void finish() {}
+  /// What prepare() chose: algorithm, border handling, transform size.
+  [[nodiscard]] virtual std::string detail() const = 0;
+  /// The error model of the chosen method.
+  [[nodiscard]] virtual Accuracy accuracy() const { return Accuracy::direct; }
+  /// For Accuracy::transform: points of the transform.
+  [[nodiscard]] virtual double transform_points() const { return 0; }
+};
+
+/// A peer that is not in this build, and why.
+struct MissingPeer {
+  std::string name;
+  std::string reason;
+};
+
+/// The peers this build has (NPP and cuDNN when CMake found them; cuFFT always).
+std::vector<std::unique_ptr<Conv2dPeer>> make_peers();
+/// The peers this build lacks, with the reason.
+std::vector<MissingPeer> missing_peers();
+
+// The factories, one per library (each in its own file).
+std::unique_ptr<Conv2dPeer> make_cufft_peer();
+#ifdef CONVLAB_HAVE_NPP
+std::unique_ptr<Conv2dPeer> make_npp_peer();
+#endif
+#ifdef CONVLAB_HAVE_CUDNN
+std::unique_ptr<Conv2dPeer> make_cudnn_peer();
+#endif
+
+}  // namespace convlab::bench

@@ -1,0 +1,255 @@
+# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp
+# (or: grader bench --plot-only THIS_FOLDER)
+set terminal pngcairo noenhanced size 1200,760 font "DejaVu Sans,11"
+set datafile missing "NaN"
+set datafile separator "\t"
+set tics nomirror out
+set grid ytics lc rgb "#dddddd"
+
+set output "roofline.png"
+set title "Every lab kernel and peer on the roofline of NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2904 GB/s and FMA 60.3 TFLOP/s measured in the same run)"
+set logscale xy
+set xlabel "arithmetic intensity (flop per byte of input read + output written; K = 2..17)"
+set ylabel "TFLOP/s"
+set key outside right top
+set xrange [0.5:80]
+set yrange [0.05:90.44075329970242]
+roof(x) = (x * 2.903637131962099 < 60.293835533134946 ? x * 2.903637131962099 : 60.293835533134946)
+plot roof(x) with lines lw 3 lc rgb "#444444" title "roofline", "roofline.dat" index 0 using 1:2 with linespoints pt 1 ps 1.3 lw 1.2 title "lab07 register_tiled", "roofline.dat" index 1 using 1:2 with linespoints pt 2 ps 1.3 lw 1.2 title "lab07 shfl_filter", "roofline.dat" index 2 using 1:2 with linespoints pt 3 ps 1.3 lw 1.2 title "lab07 constant_filter", "roofline.dat" index 3 using 1:2 with linespoints pt 4 ps 1.3 lw 1.2 title "lab07 shared_input", "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 1.3 lw 2.5 title "NPP nppiFilterBorder_32f_C1R", "roofline.dat" index 5 using 1:2 with linespoints pt 6 ps 1.3 lw 2.5 title "cuDNN", "roofline.dat" index 6 using 1:2 with linespoints pt 7 ps 1.3 lw 2.5 title "cuFFT", "roofline.dat" index 7 using 1:2 with linespoints pt 8 ps 1.3 lw 1.2 title "lab01 no_restrict", "roofline.dat" index 8 using 1:2 with linespoints pt 9 ps 1.3 lw 1.2 title "lab01 mask_restrict", "roofline.dat" index 9 using 1:2 with linespoints pt 10 ps 1.3 lw 1.2 title "lab01 input_restrict", "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 1.3 lw 1.2 title "lab01 both_restrict", "roofline.dat" index 11 using 1:2 with linespoints pt 12 ps 1.3 lw 1.2 title "lab02 constant_mask", "roofline.dat" index 12 using 1:2 with linespoints pt 1 ps 1.3 lw 1.2 title "lab03 tiled_output", "roofline.dat" index 13 using 1:2 with linespoints pt 2 ps 1.3 lw 1.2 title "lab04 tiled_input", "roofline.dat" index 14 using 1:2 with linespoints pt 3 ps 1.3 lw 1.2 title "lab05 tiled_cached_halo"
+unset logscale
+unset xrange
+unset yrange
+unset key
+unset xlabel
+unset ylabel
+
+set output "bars_k02.png"
+set title "2x2 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k02.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k03.png"
+set title "3x3 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k03.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k04.png"
+set title "4x4 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k04.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k05.png"
+set title "5x5 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k05.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k06.png"
+set title "6x6 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k06.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k07.png"
+set title "7x7 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k07.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k09.png"
+set title "9x9 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k09.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k11.png"
+set title "11x11 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k11.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k13.png"
+set title "13x13 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k13.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k15.png"
+set title "15x15 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k15.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "bars_k17.png"
+set title "17x17 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set xlabel ""
+set ylabel "% of roofline"
+set yrange [0:*]
+set key top right
+plot for [c=2:4] "bars_k17.dat" using c:xtic(1) title columnheader(c)
+unset style data
+set xtics norotate
+unset key
+unset yrange
+unset xlabel
+unset ylabel
+
+set output "sweep.png"
+set terminal pngcairo noenhanced size 1400,900 font "DejaVu Sans,11"
+set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on NVIDIA H100 80GB HBM3, 8192x8192: block shape sweep" font ",13"
+set xtics rotate by -45 left
+set xlabel "block shape (threads in x by y)"
+set rmargin 4
+set key top left
+set yrange [0:*]
+set title "time (CUDA events)"
+set ylabel "ms"
+plot "sweep.dat" index 0 using 1:3:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:3:xtic(2) with linespoints pt 7 lw 2 title "K=7"
+set title "achieved occupancy (Nsight Compute)"
+set ylabel "% of the SM's warp slots"
+plot "sweep.dat" index 0 using 1:4:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:4:xtic(2) with linespoints pt 7 lw 2 title "K=7"
+set title "DRAM throughput (Nsight Compute)"
+set ylabel "% of peak"
+plot "sweep.dat" index 0 using 1:5:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:5:xtic(2) with linespoints pt 7 lw 2 title "K=7"
+set title "registers per thread (Nsight Compute)"
+set ylabel "registers"
+plot "sweep.dat" index 0 using 1:6:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:6:xtic(2) with linespoints pt 7 lw 2 title "K=7"
+unset multiplot

@@ -1,0 +1,61 @@
+// `grader bench`'s report: from the merged results (bench.json) to the Markdown tables and to
+// the gnuplot data and scripts of the pictures. Pure functions of the JSON: they run, and are
+// tested, without a GPU; `grader bench --plot-only DIR` redraws from a saved bench.json.
+//
+// bench.json (format "convlab-bench", version 1):
+//   date, device{name, compute_capability, sms, ...}, clocks{...} or {"unavailable": why},
+//   ceilings{copy_bytes_per_s, fma_flops_per_s},
+//   conv2d{protocol, missing_peers[], results[]}   conv2d_bench's JSON (one row per method,
+//          image size and mask width: method, kind "lab"|"peer", ms, gb_per_s, tflop_per_s,
+//          roofline_fraction, check, or error)
+//   layers{...} or {"error": why}                  conv_layer_bench's JSON
+//   sweep{size, kernel, rows[], ncu{status, ...}}  the naive kernel's block-size sweep
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace convlab::grader {
+
+/// The fastest peer that ran and passed its check, per image size and mask width.
+struct PeerBest {
+  std::string method;
+  double ms = 0;
+};
+/// The fastest peer for (height, width, mask width) in a conv2d result list, if any ran.
+std::optional<PeerBest> fastest_peer(const nlohmann::json& results, int height, int width, int mask_width);
+
+/// Every row of a conv2d result list gets "x_fastest_peer" = fastest peer's ms / its ms (> 1:
+/// faster than every peer) where both exist.
+void add_peer_ratios(nlohmann::json& results);
+
+/// The whole report: machine, ceilings, protocol; conv2d per image size (ms, GB/s, TFLOP/s,
+/// % of roofline, × fastest peer, check); the goal check of lab 07; conv layers; the sweep.
+std::string bench_markdown(const nlohmann::json& bench);
+
+/// The short table the README's performance section includes: lab 07 (register_tiled) against
+/// the fastest peer for every mask width and image size, with the GPU's name and the date.
+std::string bench_summary_markdown(const nlohmann::json& bench);
+
+/// The register-tiling goal of the benchmark issue, checked: at least 2× the fastest peer for
+/// K ≤ 7 and never slower. One line per miss; empty when every measured case meets it.
+std::vector<std::string> lab07_goal_misses(const nlohmann::json& bench);
+
+/// Joins the sweep's timed JSON (naive_block_sweep --json) with Nsight Compute's CSV of the
+/// --once run (launch i of the CSV is launch i of `plan`). A missing or failed ncu run leaves
+/// each row's "ncu" as {"unavailable": reason}.
+nlohmann::json join_sweep(const nlohmann::json& timed, const nlohmann::json& plan, const std::string& ncu_csv,
+                          const std::string& ncu_failure);
+
+/// The metrics the sweep asks Nsight Compute for, in the order of the columns.
+std::vector<std::string> sweep_metrics();
+
+/// Writes the pictures' data (.dat) and gnuplot script (bench.gp) into `dir`. @returns the PNG
+/// files the script draws: roofline.png, bars_kNN.png per mask width, sweep.png.
+std::vector<std::string> write_plot_files(const nlohmann::json& bench, const std::filesystem::path& dir);
+
+}  // namespace convlab::grader
