@@ -92,8 +92,7 @@ class Bench {
     json rows = json::array();
     auto peers = opt_.no_peers ? std::vector<std::unique_ptr<bench::Conv2dPeer>>{} : bench::make_peers();
     for (int K : opt_.masks) {
-      std::vector<float> mask(static_cast<std::size_t>(K) * K);
-      for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = bench::uniform_value(0x3A5C + K, i);
+      const std::vector<float> mask = bench::random_mask(K);
       CUDA_CHECK(cudaMemcpy(M.data(), mask.data(), mask.size() * sizeof(float), cudaMemcpyHostToDevice));
       const auto t0 = std::chrono::steady_clock::now();
       const bench::Conv2dChecker checker(image, H, W, mask, K, opt_.interior_samples, 0x5EED + K);

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <random>
 
+#include "convlab/compare.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/reference.hpp"
 #include "device_fill.cuh"
 
 namespace convlab::bench {
 namespace {
-
-constexpr double kUnitRoundoff = 1.0 / 16777216.0;  // float32: 2^-24
 
 __global__ void gather(const float* P, const std::size_t* index, float* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -47,7 +47,7 @@ std::string CheckResult::describe() const {
 Conv2dChecker::Conv2dChecker(const std::vector<float>& image, int height, int width, const std::vector<float>& mask,
                              int mask_width, std::size_t interior_samples, std::uint64_t seed)
     : height_(height), width_(width), mask_width_(mask_width) {
-  const int K = mask_width, r = (K - 1) / 2;
+  const int K = mask_width;
   // Every output within K of an edge (their windows hold the ghost cells), then random interior ones.
   std::vector<std::size_t> idx;
   for (int row = 0; row < height; ++row) {
@@ -71,21 +71,10 @@ Conv2dChecker::Conv2dChecker(const std::vector<float>& image, int height, int wi
   expected_.resize(index_.size());
   abs_sum_.resize(index_.size());
   for (std::size_t s = 0; s < index_.size(); ++s) {
-    const int row = static_cast<int>(index_[s] / width), col = static_cast<int>(index_[s] % width);
-    double sum = 0, abs_sum = 0;
-    for (int p = 0; p < K; ++p) {
-      const int y = row - r + p;
-      if (y < 0 || y >= height) continue;
-      for (int q = 0; q < K; ++q) {
-        const int x = col - r + q;
-        if (x < 0 || x >= width) continue;
-        const double term = static_cast<double>(image[static_cast<std::size_t>(y) * width + x]) * mask[p * K + q];
-        sum += term;
-        abs_sum += std::fabs(term);
-      }
-    }
-    expected_[s] = sum;
-    abs_sum_[s] = abs_sum;
+    const Conv2dOutput o = conv2d_reference_at(image.data(), height, width, mask.data(), K,
+                                               static_cast<int>(index_[s] / width), static_cast<int>(index_[s] % width));
+    expected_[s] = o.value;
+    abs_sum_[s] = o.abs_sum;
   }
   for (float v : image) max_abs_input_ = std::max(max_abs_input_, static_cast<double>(std::fabs(v)));
   for (float v : mask) mask_abs_sum_ += std::fabs(v);
@@ -117,18 +106,20 @@ CheckResult Conv2dChecker::check(const float* P, Accuracy accuracy, double trans
   CUDA_CHECK(cudaMemcpy(&not_finite, count_device_, sizeof not_finite, cudaMemcpyDeviceToHost));
   r.not_finite = not_finite;
   r.samples = n;
-  const double terms = static_cast<double>(mask_width_) * mask_width_;
+  const std::size_t terms = static_cast<std::size_t>(mask_width_) * mask_width_;
   double transform_allowed = 0;
   if (accuracy == Accuracy::transform) {
+    // The design's rule n·u·S with n·S = (K² + 4·log2(points))·max|N|·Σ|M|, the largest S any output can have.
     const double log2_points = std::log2(std::max(transform_points, 2.0));
-    transform_allowed = kUnitRoundoff * (terms + 4 * log2_points) * max_abs_input_ * mask_abs_sum_ + 1e-30;
+    transform_allowed = allowed_error(1, (static_cast<double>(terms) + 4 * log2_points) * max_abs_input_ * mask_abs_sum_,
+                                      Tolerance::fp32());
     r.accuracy = fmt::format("transform, 2^{:.1f} points", log2_points);
   } else {
     r.accuracy = "direct";
   }
   for (std::size_t s = 0; s < n; ++s) {
     const double allowed =
-        accuracy == Accuracy::transform ? transform_allowed : terms * kUnitRoundoff * abs_sum_[s] + 1e-30;
+        accuracy == Accuracy::transform ? transform_allowed : allowed_error(terms, abs_sum_[s], Tolerance::fp32());
     const double err = std::fabs(static_cast<double>(got[s]) - expected_[s]);
     if (std::isfinite(err)) r.worst_ratio = std::max(r.worst_ratio, err / allowed);
     if (!(err <= allowed)) {

@@ -34,4 +34,10 @@ void fill_uniform(float* p, std::size_t n, std::uint64_t seed) {
 
 float uniform_value(std::uint64_t seed, std::size_t i) { return hashed_value(seed, i); }
 
+std::vector<float> random_mask(int mask_width) {
+  std::vector<float> mask(static_cast<std::size_t>(mask_width) * mask_width);
+  for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = hashed_value(0x3A5C + mask_width, i);
+  return mask;
+}
+
 }  // namespace convlab::bench

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace convlab::bench {
 
@@ -14,6 +15,9 @@ void fill_uniform(float* p, std::size_t n, std::uint64_t seed);
 
 /// The same values, computed on the host (for masks and for checking).
 float uniform_value(std::uint64_t seed, std::size_t i);
+
+/// The benchmarks' K×K mask: uniform_value with a seed of its own per mask width, row-major.
+std::vector<float> random_mask(int mask_width);
 
 /// Blocks for a grid-stride loop over n elements (256 threads each, at most 8192 blocks).
 int grid_for(std::size_t n);

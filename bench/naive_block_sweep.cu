@@ -66,8 +66,7 @@ int main(int argc, char** argv) {
     bool all_ok = true;
     fmt::print("naive_block_sweep on {}: {}x{}, lab01 both_restrict\n", device->describe(), size, size);
     for (int K : masks) {
-      std::vector<float> mask(static_cast<std::size_t>(K) * K);
-      for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = convlab::bench::uniform_value(0x3A5C + K, i);
+      const std::vector<float> mask = convlab::bench::random_mask(K);
       CUDA_CHECK(cudaMemcpy(M.data(), mask.data(), mask.size() * sizeof(float), cudaMemcpyHostToDevice));
       const convlab::Conv2dArgs args{N.data(), M.data(), P.data(), size, size, K};
       std::unique_ptr<convlab::bench::Conv2dChecker> checker;

@@ -22,7 +22,6 @@
 #include <condition_variable>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -63,15 +62,6 @@ std::string join(const std::vector<int>& v) {
   return s;
 }
 
-std::string tail(const std::string& text, std::size_t lines) {
-  std::size_t pos = text.size();
-  for (std::size_t n = 0; n <= lines && pos > 0; ++n) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) return text;
-  }
-  return text.substr(pos + 1);
-}
-
 std::string today_utc() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -81,11 +71,7 @@ std::string today_utc() {
   return buf;
 }
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw std::runtime_error(p.string() + ": cannot be read");
-  return json::parse(in);
-}
+json read_json(const fs::path& p) { return json::parse(read_whole_file(p)); }
 
 // Runs one benchmark program; its output goes to logs/NAME.log. @returns "" or why it failed.
 std::string run_part(const std::string& name, const std::vector<std::string>& argv, const fs::path& dir,
@@ -96,7 +82,7 @@ std::string run_part(const std::string& name, const std::vector<std::string>& ar
   write_file_atomically(dir / "logs" / (name + ".log"), r.output);
   if (r.spawn_failed) return fmt::format("{} could not be started", argv.front());
   if (r.timed_out || r.signaled || (r.exit_code != 0 && !(nonzero_ok && r.exit_code == 1))) {
-    return fmt::format("{} ended with {}: {}", name, r.describe(), tail(r.output, 6));
+    return fmt::format("{} ended with {}: {}", name, r.describe(), last_lines(r.output, 6));
   }
   fmt::print("bench: {} done in {:.0f} s ({})\n", name, r.seconds, r.describe());
   return "";
@@ -330,12 +316,9 @@ int run_bench(BenchOptions o) {
           ncu_failure = "ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters";
         } else if (r.exit_code != 0 || r.timed_out || r.signaled || !fs::exists(log) ||
                    !fs::exists(dir / "sweep_plan.json")) {
-          ncu_failure = fmt::format("ncu {}: {}", r.describe(), tail(r.output, 4));
+          ncu_failure = fmt::format("ncu {}: {}", r.describe(), last_lines(r.output, 4));
         } else {
-          std::ifstream in(log);
-          std::stringstream ss;
-          ss << in.rdbuf();
-          csv = ss.str();
+          csv = read_whole_file(log);
           plan = read_json(dir / "sweep_plan.json");
         }
       }

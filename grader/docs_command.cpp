@@ -13,10 +13,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <regex>
-#include <sstream>
 
 #include "commands.hpp"
 #include "convlab/atomic_file.hpp"
@@ -58,14 +56,6 @@ std::optional<fs::path> find_root(const std::string& given) {
     if (looks_like_root(c)) return fs::weakly_canonical(c, ec);
   }
   return std::nullopt;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", p.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 /// Whether a Markdown file is a Marp deck: front matter that says `marp: true`.
@@ -147,7 +137,7 @@ int run_docs(const DocsOptions& o) {
   std::vector<Result> results;
   std::vector<std::string> errors;
   for (const fs::path& rel : documents(*root)) {
-    const std::string text = read_file(*root / rel);
+    const std::string text = read_whole_file(*root / rel);
     if (staging && !is_deck(text)) continue;
     const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
     docs::ProcessedDocument doc = docs::process_document(

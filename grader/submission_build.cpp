@@ -30,15 +30,6 @@ bool skipped_name(const fs::path& p) {
   return name.empty() || name[0] == '.' || name.rfind("build", 0) == 0;
 }
 
-std::string tail_lines(const std::string& text, std::size_t n) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  std::string out;
-  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
-  return out;
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
@@ -98,7 +89,7 @@ std::string first_compiler_errors(const std::string& log, const std::string& sta
       i = k;
     }
   }
-  if (out.empty()) return tail_lines(replace_all(log, staging_prefix, ""), 10);
+  if (out.empty()) return last_lines(replace_all(log, staging_prefix, ""), 10);
   std::string text;
   for (const std::string& l : out) text += l + "\n";
   return text;
@@ -142,7 +133,7 @@ bool SubmissionBuilder::configure(std::string* error) {
   const ProcessResult conf = run_process(argv, 600s);
   if (conf.exit_code != 0) {
     configure_error_ = fmt::format("cmake could not configure the submission build ({}):\n{}", conf.describe(),
-                                   tail_lines(conf.output, 15));
+                                   last_lines(conf.output, 15));
     *error = configure_error_;
     return false;
   }
@@ -153,7 +144,7 @@ bool SubmissionBuilder::configure(std::string* error) {
                                             1800s);
   if (harness.exit_code != 0) {
     configure_error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(),
-                                   tail_lines(harness.output, 15));
+                                   last_lines(harness.output, 15));
     *error = configure_error_;
     return false;
   }

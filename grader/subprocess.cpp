@@ -10,8 +10,21 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace convlab::grader {
+
+std::string last_lines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  std::string out;
+  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
+  return out;
+}
 
 std::string ProcessResult::describe() const {
   if (spawn_failed) return "could not start: " + output;

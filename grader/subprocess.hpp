@@ -20,6 +20,9 @@ struct ProcessResult {
   [[nodiscard]] std::string describe() const;
 };
 
+/// The last `n` lines of a process's output (each with its newline), for error messages.
+std::string last_lines(const std::string& text, std::size_t n);
+
 /// Runs `argv` (argv[0] is a path) in its own process group, feeding it no input and
 /// collecting its output, and kills the whole group after `timeout`. Never throws for the
 /// child's failures: they are reported in the result.

@@ -31,4 +31,17 @@ LabRun run_lab(const std::string& exe, const fs::path& cases, const std::vector<
   return r;
 }
 
+void expect_all_pass(const LabRun& r, int expected_passes, bool allow_skip) {
+  INFO(r.process.output);
+  CHECK(r.process.exit_code == 0);
+  int pass = 0;
+  for (const auto& res : r.report.at("results")) {
+    const std::string status = res.at("status");
+    INFO(res.dump());
+    CHECK((status == "PASS" || (allow_skip && status == "SKIP")));
+    pass += status == "PASS";
+  }
+  CHECK(pass == expected_passes);
+}
+
 }  // namespace convlab::testing

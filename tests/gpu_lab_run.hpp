@@ -24,4 +24,8 @@ struct LabRun {
 LabRun run_lab(const std::string& exe, const std::filesystem::path& cases, const std::vector<std::string>& extra = {},
                std::chrono::seconds timeout = std::chrono::seconds(900));
 
+/// Checks that the run exited 0 and that every result is PASS (or SKIP, for a mask width the lab
+/// does not take, when `allow_skip`), `expected_passes` of them PASS.
+void expect_all_pass(const LabRun& r, int expected_passes, bool allow_skip = true);
+
 }  // namespace convlab::testing

@@ -26,6 +26,7 @@
 
 using namespace convlab;
 using convlab::testing::LabRun;
+using convlab::testing::expect_all_pass;
 using convlab::testing::run_lab;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -57,20 +58,6 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
-
-/// Every result PASS or SKIP (SKIP only for unsupported mask widths), `passes` of them PASS.
-void expect_all_pass(const LabRun& r, int passes) {
-  INFO(r.process.output);
-  CHECK(r.process.exit_code == 0);
-  int pass = 0;
-  for (const auto& res : r.report.at("results")) {
-    const std::string status = res.at("status");
-    INFO(res.dump());
-    CHECK((status == "PASS" || status == "SKIP"));
-    pass += status == "PASS";
-  }
-  CHECK(pass == passes);
-}
 
 /// A random set with every supported K, plus the edge sizes of each K.
 std::vector<Conv2dSpec> lab07_specs(std::uint64_t seed, int random_count, int max_side) {

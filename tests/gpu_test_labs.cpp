@@ -15,6 +15,7 @@
 
 using namespace convlab;
 using convlab::testing::LabRun;
+using convlab::testing::expect_all_pass;
 using convlab::testing::run_lab;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -31,19 +32,6 @@ int count_cases(const fs::path& root, bool odd_only) {
     if (!odd_only || info.conv2d.mask_width % 2 == 1) ++n;
   }
   return n;
-}
-
-void expect_all_pass(const LabRun& r, int expected_passes) {
-  INFO(r.process.output);
-  CHECK(r.process.exit_code == 0);
-  int pass = 0;
-  for (const auto& res : r.report.at("results")) {
-    const std::string status = res.at("status");
-    INFO(res.dump());
-    CHECK((status == "PASS" || status == "SKIP"));
-    pass += status == "PASS";
-  }
-  CHECK(pass == expected_passes);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace convlab {
@@ -36,6 +37,14 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
     fs::remove(tmp, ec);
     throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
   }
+}
+
+std::string read_whole_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace convlab

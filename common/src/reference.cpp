@@ -41,31 +41,33 @@ void check_conv2d_operands(const Tensor<float>& image, const Tensor<float>& mask
 }
 
 // magnitude=false: Σ N·M;  magnitude=true: Σ |N|·|M| (the S of the tolerance rule).
+double conv2d_sum(const float* N, int H, int W, const float* M, int K, int i, int j, bool magnitude) {
+  const int r = (K - 1) / 2;
+  double sum = 0.0;
+  for (int p = 0; p < K; ++p) {
+    const int row = i - r + p;
+    if (row < 0 || row >= H) continue;  // ghost row: zeros
+    for (int q = 0; q < K; ++q) {
+      const int col = j - r + q;
+      if (col < 0 || col >= W) continue;  // ghost column: zeros
+      const double n = N[static_cast<std::size_t>(row) * W + col];
+      const double m = M[p * K + q];
+      sum += magnitude ? std::fabs(n) * std::fabs(m) : n * m;
+    }
+  }
+  return sum;
+}
+
 Tensor<double> conv2d_impl(const Tensor<float>& image, const Tensor<float>& mask, bool magnitude) {
   check_conv2d_operands(image, mask);
   const int H = static_cast<int>(image.dim(0));
   const int W = static_cast<int>(image.dim(1));
   const int K = static_cast<int>(mask.dim(0));
-  const int r = (K - 1) / 2;
   Tensor<double> out({image.dim(0), image.dim(1)});
-  const float* N = image.data();
-  const float* M = mask.data();
   double* P = out.data();
   parallel_rows(H, [&](int i) {
     for (int j = 0; j < W; ++j) {
-      double sum = 0.0;
-      for (int p = 0; p < K; ++p) {
-        const int row = i - r + p;
-        if (row < 0 || row >= H) continue;  // ghost row: zeros
-        for (int q = 0; q < K; ++q) {
-          const int col = j - r + q;
-          if (col < 0 || col >= W) continue;  // ghost column: zeros
-          const double n = N[static_cast<std::size_t>(row) * W + col];
-          const double m = M[p * K + q];
-          sum += magnitude ? std::fabs(n) * std::fabs(m) : n * m;
-        }
-      }
-      P[static_cast<std::size_t>(i) * W + j] = sum;
+      P[static_cast<std::size_t>(i) * W + j] = conv2d_sum(image.data(), H, W, mask.data(), K, i, j, magnitude);
     }
   });
   return out;
@@ -116,6 +118,12 @@ Tensor<double> conv2d_reference(const Tensor<float>& image, const Tensor<float>&
 
 Tensor<double> conv2d_abs_sum(const Tensor<float>& image, const Tensor<float>& mask) {
   return conv2d_impl(image, mask, true);
+}
+
+Conv2dOutput conv2d_reference_at(const float* image, int height, int width, const float* mask, int mask_width,
+                                 int row, int col) {
+  return {conv2d_sum(image, height, width, mask, mask_width, row, col, false),
+          conv2d_sum(image, height, width, mask, mask_width, row, col, true)};
 }
 
 ConvLayerShape conv_layer_shape(const Tensor<float>& x, const Tensor<float>& w, ConvLayerParams p) {

@@ -1,7 +1,7 @@
 /// @file implicit_gemm.cuh
 /// @brief What step 3 (register_tiled_gemm.cu) and the TF32 stretch step (tf32_gemm.cu) share:
 ///        the layer's geometry, the per-column and per-row decoding of the conceptual unrolled
-///        matrix, and asynchronous global→shared copies.
+///        matrix, asynchronous global→shared copies, and the slice loader built from them.
 ///
 /// The conceptual unrolled matrix of the whole batch has rows k = c·K·K + p·K + q (C·K·K of them)
 /// and columns n = b·Ho·Wo + h·Wo + w (B·Ho·Wo of them); element (k, n) is
@@ -138,5 +138,64 @@ __device__ __forceinline__ bool locate(const RowCursor& cur, const ColumnOrigin&
   return cur.c < g.C && static_cast<unsigned>(ih) < static_cast<unsigned>(g.H) &&
          static_cast<unsigned>(iw) < static_cast<unsigned>(g.W);
 }
+
+/// Copies a block's GEMM operands into shared memory one BK-deep slice at a time, with cp.async:
+///   A: BM filters × BK rows of W (row-major M × Kdim), stored transposed As[k][m]; thread t
+///      copies k = t % BK, m = t / BK + i·(THREADS / BK);
+///   B: BK rows × BN columns of the unrolled input, gathered from X, Bs[k][n]; warp w copies rows
+///      w, w + WARPS, ..., lane l columns l, l + 32, ... (a warp reads 32 consecutive output
+///      positions: consecutive input addresses when S = 1).
+/// Slices must be issued in increasing order from `first_slice`: the row cursors advance by BK
+/// each time.
+template <int BM, int BN, int BK, int THREADS>
+struct SliceLoader {
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int A_PER_THREAD = BM * BK / THREADS;  // weights each thread copies per slice
+  static constexpr int B_ROWS = BK / WARPS;               // unrolled rows each thread copies per slice
+  static constexpr int B_COLS = BN / 32;                  // unrolled columns each thread copies
+  static_assert(THREADS % 32 == 0, "whole warps");
+  static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
+  static_assert(BK % WARPS == 0 && BN % 32 == 0, "the B slice splits evenly over warps and lanes");
+
+  ColumnOrigin col[B_COLS];  // this thread's B columns, decoded once
+  RowCursor cur[B_ROWS];     // one cursor per B row this thread copies
+  int a_k, a_m, m0, lane, warp;
+
+  __device__ SliceLoader(const Geometry& g, int block_m0, int block_n0, int first_slice) {
+    const int tid = threadIdx.x;
+    lane = tid % 32;
+    warp = tid / 32;
+    a_k = tid % BK;
+    a_m = tid / BK;
+    m0 = block_m0;
+#pragma unroll
+    for (int j = 0; j < B_COLS; ++j) col[j] = decode_column(block_n0 + lane + 32 * j, g);
+#pragma unroll
+    for (int r = 0; r < B_ROWS; ++r) cur[r].set(first_slice * BK + warp + WARPS * r, g);
+  }
+
+  /// Starts the copies of slice kt into one stage of the shared tiles (rows padded to A_LD, B_LD).
+  template <int A_LD, int B_LD>
+  __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
+                        const Geometry& g) {
+    const int k = kt * BK + a_k;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; ++i) {
+      const int m = m0 + a_m + i * (THREADS / BK);
+      const bool ok = m < g.M && k < g.Kdim;
+      copy_async_or_zero(&As[a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
+    }
+#pragma unroll
+    for (int r = 0; r < B_ROWS; ++r) {
+#pragma unroll
+      for (int j = 0; j < B_COLS; ++j) {
+        int offset;
+        const bool inside = locate(cur[r], col[j], g, &offset);
+        copy_async_or_zero(&Bs[warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
+      }
+      cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
+    }
+  }
+};
 
 }  // namespace convlab::lab06::gemm

@@ -43,9 +43,7 @@
 namespace convlab::lab06 {
 namespace {
 
-using gemm::ColumnOrigin;
 using gemm::Geometry;
-using gemm::RowCursor;
 
 constexpr int kBK = 8;      // depth of a reduction slice (shared-memory tiles BM×kBK and kBK×BN)
 constexpr int kStages = 4;  // slices in flight: one being multiplied, up to three being copied
@@ -71,12 +69,8 @@ struct BiasRelu {  // stretch step: Y = max(W ⊛ X + bias[m], 0) in the same pa
 // of BK. Threads form a (BM/8) × (BN/8) grid, each warp a 4×8 patch of it; thread (ty, tx) owns
 // rows {ty·4 + i, BM/2 + ty·4 + i} and columns {tx·4 + j, BN/2 + tx·4 + j}, i, j < 4.
 //
-// Loading one BK-slice (asynchronous copies, STAGES slices in flight):
-//   A (weights): BM×BK floats, thread t copies k = t % BK of rows t / BK + i·THREADS/BK, and
-//                stores them transposed, As[k][m], so the compute loop reads 4 consecutive m;
-//   B (unrolled inputs, gathered from X): BK×BN floats, warp w copies rows w, w + WARPS, ... and
-//                lane l columns l, l + 32, ...: a warp reads 32 consecutive output positions,
-//                which are consecutive input addresses when S = 1 (coalesced).
+// Loading one BK-slice: gemm::SliceLoader (implicit_gemm.cuh), STAGES slices in flight. A is
+// stored transposed, As[k][m], so the compute loop reads 4 consecutive m.
 // blockIdx.z is the split of the reduction this block sums (split-K); with splits > 1 blocks
 // add into a zeroed Y with atomics.
 //
@@ -89,15 +83,10 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
   constexpr int TM = 8, TN = 8;
   constexpr int THREADS_X = BN / TN;
   constexpr int THREADS = (BM / TM) * THREADS_X;
-  constexpr int WARPS = THREADS / 32;
-  constexpr int A_PER_THREAD = BM * BK / THREADS;  // weights each thread copies per slice
-  constexpr int B_ROWS = BK / WARPS;               // unrolled rows each thread copies per slice
-  constexpr int B_COLS = BN / 32;                  // unrolled columns each thread copies
   constexpr int PAD = 4;                           // keeps rows 16-byte aligned; see the A store
+  using Loader = gemm::SliceLoader<BM, BN, BK, THREADS>;
   static_assert(THREADS % 32 == 0 && THREADS <= 512, "whole warps, at most 512 threads");
   static_assert(BM % 32 == 0 && BN % 32 == 0, "tiles are whole warps wide (and As/Bs rows bank-aligned)");
-  static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
-  static_assert(BK % WARPS == 0, "the B slice's rows split evenly over warps");
   // A warp's A copies cover 32/BK rows × BK slice rows: with PAD = 4 they hit 32 distinct banks
   // for BK = 8 (2-way conflicts for BK = 16). g.step_* must have been computed for this BK.
   static_assert(STAGES >= 2, "at least double buffering");
@@ -125,39 +114,8 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
   const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
   if (kt_begin >= kt_end) return;  // an empty split (the host avoids them; harmless with atomics)
 
-  // Decode this thread's B columns once: output (b, h, w) of column n.
-  ColumnOrigin col[B_COLS];
-#pragma unroll
-  for (int j = 0; j < B_COLS; ++j) col[j] = gemm::decode_column(n0 + lane + 32 * j, g);
-
-  // One cursor per B row this thread copies; all advance by BK per slice, slices in order.
-  RowCursor cur[B_ROWS];
-#pragma unroll
-  for (int r = 0; r < B_ROWS; ++r) cur[r].set(kt_begin * BK + warp + WARPS * r, g);
-
-  const int a_k = tid % BK;
-  const int a_m = tid / BK;
-
-  // Starts the copies of slice kt into stage `stage`.
-  auto issue_slice = [&](int kt, int stage) {
-    const int k = kt * BK + a_k;
-#pragma unroll
-    for (int i = 0; i < A_PER_THREAD; ++i) {
-      const int m = m0 + a_m + i * (THREADS / BK);
-      const bool ok = m < g.M && k < g.Kdim;
-      gemm::copy_async_or_zero(&As[stage][a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
-    }
-#pragma unroll
-    for (int r = 0; r < B_ROWS; ++r) {
-#pragma unroll
-      for (int j = 0; j < B_COLS; ++j) {
-        int offset;
-        const bool inside = gemm::locate(cur[r], col[j], g, &offset);
-        gemm::copy_async_or_zero(&Bs[stage][warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
-      }
-      cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
-    }
-  };
+  Loader load(g, m0, n0, kt_begin);
+  auto issue_slice = [&](int kt, int stage) { load.issue(kt, As[stage], Bs[stage], X, Wt, g); };
 
   float acc[TM][TN];
 #pragma unroll

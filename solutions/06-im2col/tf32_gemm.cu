@@ -29,9 +29,7 @@
 namespace convlab::lab06 {
 namespace {
 
-using gemm::ColumnOrigin;
 using gemm::Geometry;
-using gemm::RowCursor;
 
 constexpr int kBK = 16;      // reduction slice: two k8 steps of the MMA
 constexpr int kThreads = 256;
@@ -63,16 +61,13 @@ template <int BM>
 __global__ void __launch_bounds__(kThreads)
 implicit_gemm_tf32(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g) {
   constexpr int BN = 128, BK = kBK, STAGES = kStages;
-  constexpr int WARPS = kThreads / 32;       // 8, as 2 (m) × 4 (n)
+  static_assert(kThreads == 256, "8 warps, as 2 (m) × 4 (n)");
   constexpr int WARP_M = BM / 2;             // rows per warp
   constexpr int MT = WARP_M / 16;            // 16-row MMA tiles per warp
   constexpr int NT = 4;                      // 8-column MMA tiles per warp (32 columns)
   constexpr int LD = BN + 8;                 // row pitch ≡ 8 (mod 32): fragment loads hit 32 banks
-  constexpr int A_PER_THREAD = BM * BK / kThreads;
-  constexpr int B_ROWS = BK / WARPS;         // 2
-  constexpr int B_COLS = BN / 32;            // 4
+  using Loader = gemm::SliceLoader<BM, BN, BK, kThreads>;  // 2 B rows and 4 B columns per thread
   static_assert(BM == 64 || BM == 128, "two warp rows of 16-row MMA tiles");
-  static_assert(kThreads % BK == 0 && (BM * BK) % kThreads == 0, "the A slice splits evenly");
   static_assert(STAGES * BK * (BM + 8 + LD) * 4 <= 48 * 1024, "static shared memory is 48 KB at most");
 
   __shared__ __align__(16) float As[STAGES][BK][BM + 8];  // As[k][m] = W[m0+m][k0+k]
@@ -89,34 +84,8 @@ implicit_gemm_tf32(const float* __restrict__ X, const float* __restrict__ Wt, fl
   const int n0 = blockIdx.x * BN;
   const int k_tiles = (g.Kdim + BK - 1) / BK;
 
-  ColumnOrigin col[B_COLS];
-#pragma unroll
-  for (int j = 0; j < B_COLS; ++j) col[j] = gemm::decode_column(n0 + lane + 32 * j, g);
-  RowCursor cur[B_ROWS];
-#pragma unroll
-  for (int r = 0; r < B_ROWS; ++r) cur[r].set(warp + WARPS * r, g);
-  const int a_k = tid % BK;
-  const int a_m = tid / BK;
-
-  auto issue_slice = [&](int kt, int stage) {
-    const int k = kt * BK + a_k;
-#pragma unroll
-    for (int i = 0; i < A_PER_THREAD; ++i) {
-      const int m = m0 + a_m + i * (kThreads / BK);
-      const bool ok = m < g.M && k < g.Kdim;
-      gemm::copy_async_or_zero(&As[stage][a_k][a_m + i * (kThreads / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
-    }
-#pragma unroll
-    for (int r = 0; r < B_ROWS; ++r) {
-#pragma unroll
-      for (int j = 0; j < B_COLS; ++j) {
-        int offset;
-        const bool inside = gemm::locate(cur[r], col[j], g, &offset);
-        gemm::copy_async_or_zero(&Bs[stage][warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
-      }
-      cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
-    }
-  };
+  Loader load(g, m0, n0, 0);
+  auto issue_slice = [&](int kt, int stage) { load.issue(kt, As[stage], Bs[stage], X, Wt, g); };
 
   float acc[MT][NT][4];
 #pragma unroll

@@ -18,6 +18,24 @@ Tensor<double> conv2d_reference(const Tensor<float>& image, const Tensor<float>&
 /// Σ|N[i-r+p][j-r+q]|·|M[p][q]| per output: the S of the tolerance rule.
 Tensor<double> conv2d_abs_sum(const Tensor<float>& image, const Tensor<float>& mask);
 
+/// One output of the conv2d reference and its S.
+struct Conv2dOutput {
+  double value;    ///< Σ N·M, as conv2d_reference
+  double abs_sum;  ///< Σ |N|·|M|, as conv2d_abs_sum
+};
+
+/// The reference at output (row, col) alone, from row-major arrays: for a sample of the outputs
+/// of an image too large to compute whole (the benchmarks' check). Same sum, same order.
+/// @param image      height×width floats, row-major
+/// @param height     image rows
+/// @param width      image columns
+/// @param mask       mask_width² floats, row-major
+/// @param mask_width K
+/// @param row        the output's row
+/// @param col        the output's column
+Conv2dOutput conv2d_reference_at(const float* image, int height, int width, const float* mask, int mask_width,
+                                 int row, int col);
+
 /// Stride, padding and dilation of a conv layer (batch, channels, sizes come from the tensors).
 struct ConvLayerParams {
   int stride = 1;    ///< S ≥ 1
