@@ -1,5 +1,5 @@
 # The lab executables. Each lab NN is built twice from the same registration main
-# (common/src/labs/labNN.cpp):
+# (harness/src/lab_mains/labNN.cpp):
 #   labNN       from ${CONVLAB_LABS_DIR}/NN-name/      (the stubs, or a student's submission)
 #   solutionNN  from ${CONVLAB_SOLUTIONS_DIR}/NN-name/ (the reference solutions)
 set(CONVLAB_LAB_TARGETS "")
@@ -31,17 +31,17 @@ function(convlab_add_lab number folder)
       message(FATAL_ERROR "convlab: lab ${number} is missing ${missing}")
     endif()
     if(kind STREQUAL "solution")
-      # The solution's kernels as a library too: the benchmarks (bench/) link every lab's.
+      # The solution's kernels as a library too: the benchmarks (tools/bench/) link every lab's.
       set(kernels "convlab_solution${number}_kernels")
       add_library(${kernels} STATIC ${files})
       target_include_directories(${kernels} PUBLIC "${root}/${number}-${folder}")
       target_link_libraries(${kernels} PUBLIC convlab::cuda PRIVATE convlab_warnings)
       # Line info lets compute-sanitizer and Nsight Compute point at source lines.
       target_compile_options(${kernels} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-      add_executable(${target} "${PROJECT_SOURCE_DIR}/common/src/labs/lab${number}.cpp")
+      add_executable(${target} "${PROJECT_SOURCE_DIR}/harness/src/lab_mains/lab${number}.cpp")
       target_link_libraries(${target} PRIVATE ${kernels} convlab::runner convlab_warnings)
     else()
-      add_executable(${target} "${PROJECT_SOURCE_DIR}/common/src/labs/lab${number}.cpp" ${files})
+      add_executable(${target} "${PROJECT_SOURCE_DIR}/harness/src/lab_mains/lab${number}.cpp" ${files})
       target_link_libraries(${target} PRIVATE convlab::runner convlab_warnings)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
     endif()
@@ -57,9 +57,10 @@ convlab_add_lab(04 tiled-input tiled_input.cu)
 convlab_add_lab(05 tiled-cached-halo tiled_cached_halo.cu)
 convlab_add_lab(06 im2col unroll_gemm.cu fused_gemm.cu register_tiled_gemm.cu tf32_gemm.cu)
 convlab_add_lab(07 register-tiling register_tiling.cu)
-# Lab 07 compiles the tuned configurations it was not built with at run time (NVRTC).
+# Lab 07 reads its tuning file and compiles the tuned configurations it was not built with at
+# run time (NVRTC): both through the autotuner's library.
 foreach(_lab07_target lab07 convlab_solution07_kernels)
   if(TARGET ${_lab07_target})
-    target_link_libraries(${_lab07_target} PRIVATE CUDA::nvrtc)
+    target_link_libraries(${_lab07_target} PRIVATE convlab::autotune)
   endif()
 endforeach()

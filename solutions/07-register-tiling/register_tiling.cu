@@ -12,7 +12,7 @@
 // Achieves:  on an H200 at 8192²: K ≤ 6 at or above the measured copy bandwidth, K = 7 at 91%
 //            of it, K = 11..17 at 80–87% of the measured FMA rate (labs/07-register-tiling/README.md).
 //
-// Variants (common/src/labs/lab07.cpp): register_tiled (the tuned choice), shfl_filter and
+// Variants (harness/src/lab_mains/lab07.cpp): register_tiled (the tuned choice), shfl_filter and
 // constant_filter (the same tiles, the mask forced through one path), shared_input (the same,
 // through shared memory), so that the talk's and the paper's comparisons run on any case.
 //
@@ -31,8 +31,9 @@
 #include <utility>
 
 #include "convlab/lab_api.cuh"
-#include "register_tiling_config.hpp"
-#include "register_tiling_jit.hpp"
+#include "convlab/autotune/tuning_file.hpp"
+#include "convlab/lab07_config.hpp"
+#include "convlab/autotune/jit.hpp"
 #include "register_tiling_kernel.cuh"
 
 namespace convlab::lab07 {

@@ -1,0 +1,74 @@
+/// @file runner.hpp
+/// @brief The lab runner: the `main` of every lab executable.
+///
+/// `labNN CASE_OR_DIR...` loads each case, runs every variant of the lab on device-resident
+/// data, checks the output (NaN poison, guard bands, tolerance), times it, and prints one line
+/// per case and variant; `--json FILE` also writes the results as JSON. Run with `--help`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "convlab/compare.hpp"
+
+namespace convlab {
+
+struct Conv2dArgs;
+struct ConvLayerArgs;
+
+/// Exit codes of a lab runner (the grader relies on them).
+enum RunnerExit : int {
+  kExitAllPassed = 0,    ///< every run case passed (skipped ones aside)
+  kExitSomeFailed = 1,   ///< at least one case failed its check
+  kExitUsage = 2,        ///< bad flags, or a case that could not be read
+  kExitNoGpu = 3,        ///< no usable GPU
+  kExitCrashed = 4,      ///< a sticky CUDA error (illegal address, ...): the process stopped
+  kExitTimeout = 5,      ///< a case ran past --timeout
+};
+
+/// Which mask widths K a variant accepts: bit K set means K is supported (1 ≤ K ≤ 17).
+using MaskSupport = std::uint32_t;
+/// Odd K from 1 to 17 (labs 01–05).
+inline constexpr MaskSupport kOddMasks = 0x2AAAAu;
+/// Lab 07: 2–7 (the paper's range) and odd 9–17 (the talk's range).
+inline constexpr MaskSupport kRegisterTilingMasks = 0x2AAFCu;
+/// Every K from 1 to 17.
+inline constexpr MaskSupport kAllMasks = 0x3FFFEu;
+
+/// One function of a conv2d lab.
+struct Conv2dVariant {
+  std::string name;                 ///< e.g. "both_restrict"
+  void (*run)(const Conv2dArgs&);   ///< the lab's function
+  MaskSupport masks = kOddMasks;             ///< mask widths it accepts; others are skipped
+  Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
+};
+
+/// One function of a conv-layer lab.
+struct ConvLayerVariant {
+  std::string name;                          ///< e.g. "fused_gemm"
+  void (*run)(const ConvLayerArgs&);         ///< the lab's function
+  int max_mask_width = 17;                   ///< larger masks are skipped
+  Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
+};
+
+/// A lab, as its runner sees it.
+struct LabDescription {
+  std::string id;     ///< "lab01"
+  std::string title;  ///< "naive convolution, global memory"
+  std::vector<Conv2dVariant> conv2d;          ///< its conv2d functions (labs 01–05, 07)
+  std::vector<ConvLayerVariant> conv_layer;   ///< its conv-layer functions (lab 06)
+};
+
+/// The runner's main. Returns one of RunnerExit.
+int run_lab(int argc, char** argv, const LabDescription& lab);
+
+/// The lab this executable runs; defined once per lab in harness/src/lab_mains/labNN.cpp.
+LabDescription this_lab();
+
+/// True once a lab function called not_implemented() in this process.
+bool lab_reported_not_implemented(std::string* what = nullptr);
+/// Clears the not_implemented() flag (before each run).
+void reset_not_implemented();
+
+}  // namespace convlab

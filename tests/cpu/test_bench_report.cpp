@@ -1,0 +1,199 @@
+// `grader bench`'s report logic without a GPU: the fastest peer, the ratios, the lab 07 goal,
+// the Markdown tables, the Nsight Compute join of the block-size sweep and the gnuplot files
+// (rendered for real when gnuplot is installed).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reports/bench_report.hpp"
+#include "system/subprocess.hpp"
+#include "system/tool_paths.hpp"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using namespace convlab::grader;
+
+namespace {
+
+json row(const std::string& method, const std::string& kind, int size, int k, double ms) {
+  const double px = static_cast<double>(size) * size;
+  return {{"method", method},
+          {"kind", kind},
+          {"height", size},
+          {"width", size},
+          {"mask_width", k},
+          {"ms", ms},
+          {"gb_per_s", 8 * px / (ms * 1e-3) / 1e9},
+          {"tflop_per_s", 2.0 * k * k * px / (ms * 1e-3) / 1e12},
+          {"roofline_fraction", 0.5},
+          {"detail", kind == "peer" ? "algo | x" : ""}};
+}
+
+json failed(const std::string& method, const std::string& kind, int size, int k) {
+  return {{"method", method}, {"kind", kind}, {"height", size}, {"width", size}, {"mask_width", k},
+          {"error", "check failed: 3 outputs unwritten"}};
+}
+
+json sample_bench() {
+  json results = json::array({
+      row("lab07 register_tiled", "lab", 1024, 3, 0.010), row("lab01 both_restrict", "lab", 1024, 3, 0.050),
+      row("cuFFT", "peer", 1024, 3, 0.100), row("NPP nppiFilterBorder_32f_C1R", "peer", 1024, 3, 0.015),
+      failed("cuDNN", "peer", 1024, 3),
+      row("lab07 register_tiled", "lab", 1024, 9, 0.200), row("cuFFT", "peer", 1024, 9, 0.180),
+      row("lab07 register_tiled", "lab", 2048, 3, 0.030), row("cuDNN", "peer", 2048, 3, 0.100),
+  });
+  return {{"format", "convlab-bench"},
+          {"version", 1},
+          {"date", "2026-11-22"},
+          {"device", {{"name", "Test GPU X"}, {"compute_capability", "9.0"}, {"sms", 132}}},
+          {"clocks", {{"unavailable", "nvidia-smi not found"}}},
+          {"ceilings", {{"copy_bytes_per_s", 4e12}, {"fma_flops_per_s", 60e12}}},
+          {"conv2d", {{"protocol", {{"warmup", 3}, {"repeats", 20}, {"interior_samples", 1000}}},
+                      {"missing_peers", json::array({{{"name", "NPP"}, {"reason", "not built"}}})},
+                      {"results", results}}}};
+}
+
+}  // namespace
+
+TEST_CASE("bench: the fastest peer is the quickest peer that ran and passed", "[bench]") {
+  const json b = sample_bench();
+  const auto p = fastest_peer(b["conv2d"]["results"], 1024, 1024, 3);
+  REQUIRE(p);
+  CHECK(p->method == "NPP nppiFilterBorder_32f_C1R");  // not the failed cuDNN, not a lab
+  CHECK(p->ms == Approx(0.015));
+  CHECK_FALSE(fastest_peer(b["conv2d"]["results"], 1024, 1024, 5));
+}
+
+TEST_CASE("bench: every timed row gets its ratio to the fastest peer", "[bench]") {
+  json b = sample_bench();
+  add_peer_ratios(b["conv2d"]["results"]);
+  const json& r = b["conv2d"]["results"];
+  CHECK(r[0]["x_fastest_peer"].get<double>() == Approx(1.5));   // 0.015 / 0.010
+  CHECK(r[1]["x_fastest_peer"].get<double>() == Approx(0.3));   // 0.015 / 0.050
+  CHECK(r[3]["x_fastest_peer"].get<double>() == Approx(1.0));   // the fastest peer itself
+  CHECK_FALSE(r[4].contains("x_fastest_peer"));                 // did not run
+}
+
+TEST_CASE("bench: the lab 07 goal is 2x the fastest peer up to K=7 and never slower", "[bench]") {
+  const json b = sample_bench();
+  const auto misses = lab07_goal_misses(b);
+  REQUIRE(misses.size() == 2);
+  CHECK(misses[0].find("K=3: 1.50×") != std::string::npos);  // 1024², below 2×
+  CHECK(misses[1].find("K=9: 0.90×") != std::string::npos);  // slower than cuFFT
+  // 2048² K=3 is 3.33× cuDNN: no miss. Make 1024² pass too and the list empties.
+  json good = b;
+  good["conv2d"]["results"][0]["ms"] = 0.005;
+  good["conv2d"]["results"][5]["ms"] = 0.150;
+  CHECK(lab07_goal_misses(good).empty());
+}
+
+TEST_CASE("bench: the summary table names the GPU and the date and gives lab 07 against the peer", "[bench]") {
+  const std::string md = bench_summary_markdown(sample_bench());
+  CHECK(md.find("**Test GPU X**, 2026-11-22") != std::string::npos);
+  CHECK(md.find("| 3 | 0.0100 | 1.50× | 50.0% | 0.0300 | 3.33× | 50.0% |") != std::string::npos);
+  CHECK(md.find("| 9 | 0.2000 | 0.90× |") != std::string::npos);
+}
+
+TEST_CASE("bench: the full report lists failures with their reason and escapes table cells", "[bench]") {
+  json b = sample_bench();
+  add_peer_ratios(b["conv2d"]["results"]);
+  b["layers"] = {{"error", "conv_layer_bench ended with killed by signal 11"}};
+  b["sweep"] = {{"error", "naive_block_sweep could not be started"}};
+  const std::string md = bench_markdown(b);
+  CHECK(md.find("# Benchmarks on Test GPU X — 2026-11-22") != std::string::npos);
+  CHECK(md.find("| 3 | cuDNN | — | — | — | — | — | check failed: 3 outputs unwritten |") != std::string::npos);
+  CHECK(md.find("algo / x") != std::string::npos);  // '|' in a cell would break the table
+  CHECK(md.find("missed in 2 cases") != std::string::npos);
+  CHECK(md.find("Peer not in this run: NPP: not built.") != std::string::npos);
+  CHECK(md.find("Not measured: conv_layer_bench ended with killed by signal 11") != std::string::npos);
+}
+
+namespace {
+
+std::string ncu_csv(const std::vector<std::pair<std::string, std::string>>& launches) {
+  std::string s = "==WARNING== Note: Running with unmodified GPU clocks.\n"
+                  "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "
+                  "Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  int id = 0;
+  for (const auto& [kernel, time_ns] : launches) {
+    auto line = [&](const std::string& metric, const std::string& unit, const std::string& value) {
+      s += "\"" + std::to_string(id) + "\",\"1\",\"naive_block_sweep\",\"h\",\"" + kernel +
+           "\",\"1\",\"7\",\"(32, 8, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"" + metric +
+           "\",\"" + unit + "\",\"" + value + "\"\n";
+    };
+    line("gpu__time_duration.sum", "nsecond", time_ns);
+    line("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "81.5");
+    line("sm__maximum_warps_per_active_cycle_pct", "%", "100");
+    line("dram__throughput.avg.pct_of_peak_sustained_elapsed", "%", "n/a");
+    line("launch__registers_per_thread", "register/thread", "30");
+    ++id;
+  }
+  return s;
+}
+
+json launches() {
+  return {{"launches", json::array({{{"mask_width", 3}, {"block_x", 32}, {"block_y", 8}, {"ms", 0.3}},
+                                    {{"mask_width", 3}, {"block_x", 8}, {"block_y", 8}, {"ms", 0.5}}})}};
+}
+
+}  // namespace
+
+TEST_CASE("bench: the sweep joins Nsight Compute's launches in order and checks each instantiation", "[bench]") {
+  const std::string csv = ncu_csv({{"void naive_both_restrict<32, 8>(const float *, const float *, float *, int, int, int)", "1,234,000"},
+                                   {"void naive_both_restrict<8, 8>(const float *, const float *, float *, int, int, int)", "2,000,000"}});
+  const json rows = join_sweep(launches(), launches(), csv, "");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["ncu"]["time_ms"].get<double>() == Approx(1.234));
+  CHECK(rows[0]["ncu"]["achieved_occupancy_pct"].get<double>() == Approx(81.5));
+  CHECK(rows[0]["ncu"]["registers_per_thread"].get<double>() == Approx(30));
+  CHECK(rows[0]["ncu"]["dram_throughput_pct"] == "n/a");  // never a number that was not measured
+  CHECK(rows[1]["ncu"]["time_ms"].get<double>() == Approx(2.0));
+
+  SECTION("a launch that is not the expected instantiation is refused") {
+    const std::string swapped = ncu_csv({{"void naive_both_restrict<8, 8>(...)", "1"}, {"void naive_both_restrict<32, 8>(...)", "1"}});
+    const json r = join_sweep(launches(), launches(), swapped, "");
+    CHECK(r[0]["ncu"]["unavailable"].get<std::string>().find("expected the <32, 8> instantiation") != std::string::npos);
+  }
+  SECTION("a different number of launches makes every row unavailable") {
+    const json r = join_sweep(launches(), launches(), ncu_csv({{"void naive_both_restrict<32, 8>(...)", "1"}}), "");
+    CHECK(r[1]["ncu"]["unavailable"] == "Nsight Compute profiled 1 launches, the sweep made 2");
+  }
+  SECTION("a failed profiler run says why") {
+    const json r = join_sweep(launches(), json(), "", "ERR_NVGPUCTRPERM: no access");  // no plan was written
+    CHECK(r[0]["ncu"]["unavailable"] == "ERR_NVGPUCTRPERM: no access");
+    CHECK(r[0]["ms"].get<double>() == Approx(0.3));  // the timing stays
+  }
+}
+
+TEST_CASE("bench: the pictures' data and script are written, and gnuplot draws them", "[bench]") {
+  json b = sample_bench();
+  b["sweep"] = {{"size", 1024},
+                {"rows", join_sweep(launches(), json::object(), "", "not asked for (--no-ncu)")},
+                {"ncu", {{"status", "unavailable"}, {"unavailable", "not asked for (--no-ncu)"}}}};
+  const fs::path dir = fs::temp_directory_path() / "convlab_test_bench_plots";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto pngs = write_plot_files(b, dir);
+  CHECK(pngs == std::vector<std::string>{"roofline.png", "bars_k03.png", "bars_k09.png", "sweep.png"});
+  std::ifstream roof(dir / "roofline.dat");
+  std::stringstream ss;
+  ss << roof.rdbuf();
+  // The largest image (2048²) only: lab 07 at K=3 is at 2·9/8 flop/byte.
+  CHECK(ss.str().find("# lab07 register_tiled\n2.25\t") != std::string::npos);
+  CHECK(ss.str().find("# lab01 both_restrict") == std::string::npos);  // not run at 2048²
+  CHECK(fs::exists(dir / "bench.gp"));
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) {
+    WARN("gnuplot is not installed: the script was written but not rendered");
+    return;
+  }
+  const ProcessResult r = run_process({gnuplot->string(), "bench.gp"}, std::chrono::seconds(120), dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& p : pngs) {
+    INFO(p);
+    CHECK(fs::file_size(dir / p) > 1000);
+  }
+}

@@ -1,0 +1,54 @@
+// `grader grade` and `grader batch` from the outside: bad options are usage errors (exit 2)
+// found before anything slow, and a machine without a GPU says so (exit 3).
+#include <catch2/catch.hpp>
+
+#include "commands/commands.hpp"
+#include "convlab/device_info.hpp"
+#include "system/subprocess.hpp"
+
+using namespace convlab::grader;
+using namespace std::chrono_literals;
+
+namespace {
+
+ProcessResult grader(std::vector<std::string> args) {
+  args.insert(args.begin(), CONVLAB_GRADER_EXE);
+  return run_process(args, 60s);
+}
+
+}  // namespace
+
+TEST_CASE("grader cli: bad options are usage errors", "[grader][cli]") {
+  ProcessResult r = grader({"grade", "--labs", "99"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("there is no lab 99"));
+
+  r = grader({"grade", "--rubric", "/nonexistent/rubric.json"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("rubric /nonexistent/rubric.json: cannot read the file"));
+
+  r = grader({"grade", "--submission", "/nonexistent/student"});
+  CHECK(r.exit_code == kUsageError);
+
+  r = grader({"grade", "--solutions", "--submission", "/tmp"});
+  CHECK(r.exit_code == kUsageError);
+
+  r = grader({"grade", "--datasets", "/nonexistent/cases"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--datasets /nonexistent/cases: no such folder"));
+
+  r = grader({"grade", "--json", "/nonexistent/dir/report.json"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("there is no folder /nonexistent/dir"));
+
+  r = grader({"batch", "/nonexistent/class"});
+  CHECK(r.exit_code == kUsageError);
+}
+
+TEST_CASE("grader cli: without a GPU, grading says so and exits with 'could not grade'", "[grader][cli]") {
+  if (convlab::query_device()) return;  // this machine has a GPU: the GPU tests grade for real
+  const ProcessResult r = grader({"grade"});
+  CHECK(r.exit_code == kCouldNotGrade);
+  CHECK_THAT(r.output, Catch::Contains("cannot grade"));
+  CHECK_THAT(r.output, Catch::Contains("Nothing was graded"));
+}

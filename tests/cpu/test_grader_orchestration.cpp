@@ -1,0 +1,270 @@
+// The grader's orchestration with fake lab runners: every run judged in the grader (the child
+// never sees expected outputs), crashes and hangs failing only what they should, restarts,
+// and points by the rubric.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "grader_test_support.hpp"
+#include "engine/judge.hpp"
+#include "engine/reasons.hpp"
+#include "system/subprocess.hpp"
+
+using namespace convlab;
+using namespace convlab::grader;
+using namespace convlab::grader::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has(const std::vector<std::string>& tags, const std::string& tag) {
+  return std::find(tags.begin(), tags.end(), tag) != tags.end();
+}
+
+// One fake lab graded against a correct fake reference on the small case set.
+struct Graded {
+  LabResult lab;
+  Rubric rubric = test_rubric();
+};
+
+Graded grade_fake(const TempDir& tmp, const std::string& args, GradeSettings settings = test_settings(),
+                  const std::string& reference_args = "--fake-time-ms 1") {
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", reference_args);
+  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", args);
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference, settings);
+  Graded g;
+  g.lab = grade_lab(lab01(), executable(lab), *env);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("grader: a correct lab gets every point", "[grader]") {
+  TempDir tmp("grade-correct");
+  const Graded g = grade_fake(tmp, "--fake-time-ms 1");
+  const LabResult& l = g.lab;
+  INFO(l.headline());
+  CHECK_FALSE(l.could_not_grade);
+  CHECK(l.correctness.runs == 3);      // k1, k3, k5; the even mask is skipped
+  CHECK(l.correctness.skipped == 1);
+  CHECK(l.correctness.passed == 3);
+  CHECK(l.reasons.empty());
+  REQUIRE(l.performance.variants.size() == 1);
+  CHECK(l.performance.variants[0].correct);
+  CHECK(l.performance.variants[0].ratio().value() == Approx(1.0));
+  CHECK(l.points() == Approx(l.max_points()));
+  CHECK(l.max_points() == Approx(g.rubric.points("01").correctness + g.rubric.points("01").performance));
+  REQUIRE(l.prediction.has_value());
+  CHECK(l.prediction->unavailable.empty());  // lab 01 has a model
+  CHECK(l.prediction->exact_reduction > 0);
+}
+
+TEST_CASE("grader: wrong values on one case cost that case, by the comparison rule", "[grader]") {
+  TempDir tmp("grade-wrong");
+  const Graded g = grade_fake(tmp, "--fake wrong --fake-case k3_7x9");
+  const LabResult& l = g.lab;
+  CHECK(l.correctness.passed == 2);
+  CHECK(l.correctness.failed == 1);
+  REQUIRE(l.correctness.failures.size() == 1);
+  const RunRecord& f = l.correctness.failures[0];
+  CHECK(f.case_id == "conv2d/k3_7x9");
+  CHECK(has(f.reasons, reason::kOutOfTolerance));
+  CHECK_THAT(f.message, Catch::Contains("63 of 63 outputs wrong"));
+  CHECK_THAT(f.details, Catch::Contains("expected"));
+  CHECK(l.reasons == std::vector<std::string>{reason::kOutOfTolerance});
+  CHECK(l.correctness_points == Approx(g.rubric.points("01").correctness * 2 / 3));
+  CHECK(l.performance_points == 0);  // no speed points for a wrong lab
+  CHECK_THAT(l.performance.note, Catch::Contains("1 of 3 correctness runs failed"));
+}
+
+TEST_CASE("grader: unwritten outputs, stubs and guard-band hits are named", "[grader]") {
+  TempDir tmp("grade-kinds");
+  SECTION("unwritten") {
+    const LabResult l = grade_fake(tmp, "--fake unwritten").lab;
+    CHECK(l.correctness.passed == 0);
+    CHECK(l.reasons == std::vector<std::string>{reason::kUnwritten});
+    CHECK(l.points() == 0);
+  }
+  SECTION("not implemented") {
+    const LabResult l = grade_fake(tmp, "--fake not-implemented").lab;
+    CHECK(l.reasons == std::vector<std::string>{reason::kNotImplemented});
+    CHECK_THAT(l.headline(), Catch::Contains("not implemented"));
+  }
+  SECTION("a write past the output, values right") {
+    const LabResult l = grade_fake(tmp, "--fake guard --fake-case k5_16x16").lab;
+    CHECK(l.correctness.passed == 2);
+    CHECK(l.reasons == std::vector<std::string>{reason::kOutOfBoundsWrite});
+    CHECK_THAT(l.correctness.failures.at(0).message, Catch::Contains("just after it"));
+  }
+}
+
+TEST_CASE("grader: a crash fails its case and a fresh process runs the rest", "[grader]") {
+  TempDir tmp("grade-crash");
+  const LabResult l = grade_fake(tmp, "--fake crash --fake-case k3_7x9").lab;
+  CHECK(l.correctness.restarts == 1);
+  CHECK(l.correctness.passed == 2);  // k1 before the crash, k5 after it
+  REQUIRE(l.correctness.failures.size() == 1);
+  const RunRecord& f = l.correctness.failures[0];
+  CHECK(f.case_id == "conv2d/k3_7x9");
+  CHECK(has(f.reasons, reason::kCrashed));
+  CHECK(has(f.reasons, reason::kIllegalAddress));
+  CHECK_THAT(f.message, Catch::Contains("cudaErrorIllegalAddress"));
+}
+
+TEST_CASE("grader: a lab that crashes on every case stops after the restart limit", "[grader]") {
+  TempDir tmp("grade-crash-all");
+  GradeSettings s = test_settings();
+  s.max_crash_restarts = 1;
+  const LabResult l = grade_fake(tmp, "--fake crash", s).lab;
+  CHECK(l.correctness.passed == 0);
+  CHECK(l.correctness.restarts == 1);
+  CHECK(l.correctness.failures.size() == 3);
+  CHECK(l.correctness.failures.back().verdict == RunRecord::Verdict::not_run);
+  CHECK_THAT(l.correctness.failures.back().message, Catch::Contains("crashed 2 times"));
+}
+
+TEST_CASE("grader: a segfault in the lab is a crash with its signal", "[grader]") {
+  TempDir tmp("grade-segv");
+  const LabResult l = grade_fake(tmp, "--fake segv --fake-case k5_16x16").lab;
+  CHECK(l.correctness.passed == 2);
+  CHECK(has(l.reasons, reason::kCrashed));
+  CHECK_THAT(l.correctness.failures.at(0).message, Catch::Contains("signal 11"));
+}
+
+TEST_CASE("grader: a hang fails as timed out, the lab stops, grading goes on", "[grader]") {
+  TempDir tmp("grade-hang");
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", "");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference);
+  SECTION("the runner's own alarm") {
+    const LabResult hung = grade_lab(lab01(), executable(fake_lab(tmp.path() / "bin", "hang", "--fake hang --fake-case k3_7x9")), *env);
+    CHECK(hung.correctness.hung);
+    CHECK(hung.correctness.passed == 1);  // k1 ran before
+    CHECK(has(hung.reasons, reason::kTimedOut));
+    CHECK_THAT(hung.correctness.failures.at(0).message, Catch::Contains("TIMEOUT"));
+    CHECK(hung.correctness.failures.at(1).verdict == RunRecord::Verdict::not_run);
+    CHECK_THAT(hung.correctness.failures.at(1).message, Catch::Contains("hung on conv2d/k3_7x9"));
+  }
+  SECTION("a child that ignores its alarm is killed by the grader") {
+    const auto start = std::chrono::steady_clock::now();
+    const LabResult hung = grade_lab(lab01(), executable(fake_lab(tmp.path() / "bin", "hard", "--fake hang-hard")), *env);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+    CHECK(hung.correctness.hung);
+    CHECK(has(hung.reasons, reason::kTimedOut));
+    CHECK_THAT(hung.correctness.failures.at(0).message, Catch::Contains("timed out"));
+  }
+  // The next lab of the same run is graded normally.
+  const LabResult next = grade_lab(lab01(), executable(reference), *env);
+  CHECK(next.correctness.passed == 3);
+}
+
+TEST_CASE("grader: the child never sees the expected output", "[grader]") {
+  TempDir tmp("grade-cheat");
+  // The cheat copies expected.npy when it is there: run directly on the dataset, it "passes"...
+  const CaseSet cases = small_case_set(tmp.path() / "cases");
+  const fs::path cheat = fake_lab(tmp.path() / "bin", "cheat", "--fake read-expected");
+  const fs::path out = tmp.path() / "direct";
+  const ProcessResult direct = run_process({cheat.string(), (tmp.path() / "cases" / "conv2d" / "k3_7x9").string(),
+                                            "--output", out.string(), "--no-time"},
+                                           std::chrono::seconds(30));
+  REQUIRE(direct.exit_code == 0);
+  ExpectationCache cache;
+  const auto conv2d = cases.of_problem(Problem::conv2d);
+  const auto k3 = *std::find_if(conv2d.begin(), conv2d.end(), [](const GradingCase* c) { return c->info.name == "k3_7x9"; });
+  CHECK(judge_output(out / "k3_7x9__v1.npy", cache.get(*k3), Tolerance::fp32()).pass);
+  // ...but the grader hands it inputs only, so it finds nothing to copy.
+  const Graded g = grade_fake(tmp, "--fake read-expected");
+  CHECK(g.lab.correctness.passed == 0);
+  CHECK(g.lab.reasons == std::vector<std::string>{reason::kUnwritten});
+}
+
+TEST_CASE("grader: speed points follow the time ratio to the reference", "[grader]") {
+  TempDir tmp("grade-slow");
+  const Graded g = grade_fake(tmp, "--fake-time-ms 3", test_settings(), "--fake-time-ms 1");
+  const LabResult& l = g.lab;
+  CHECK(l.correctness.passed == 3);
+  REQUIRE(l.performance.variants.size() == 1);
+  const VariantTiming& v = l.performance.variants[0];
+  CHECK(v.ratio().value() == Approx(3.0));
+  const double expected_fraction = (g.rubric.zero_at_ratio - 3.0) / (g.rubric.zero_at_ratio - g.rubric.full_at_ratio);
+  CHECK(v.fraction == Approx(expected_fraction));
+  CHECK(l.performance_points == Approx(g.rubric.points("01").performance * expected_fraction));
+  CHECK(has(l.reasons, reason::kTooSlow));
+  CHECK(l.correctness_points == Approx(l.correctness_max));
+}
+
+TEST_CASE("grader: a lab's speed share is the mean over its variants", "[grader]") {
+  TempDir tmp("grade-variants");
+  // Two variants, both at 10× the reference: no speed points at all.
+  const Graded g = grade_fake(tmp, "--fake-variants a,b --fake-time-ms 10", test_settings(),
+                              "--fake-variants a,b --fake-time-ms 1");
+  CHECK(g.lab.correctness.runs == 6);
+  REQUIRE(g.lab.performance.variants.size() == 2);
+  CHECK(g.lab.performance_points == 0);
+  CHECK(has(g.lab.reasons, reason::kTooSlow));
+}
+
+TEST_CASE("grader: no reference solution means the speed cannot be graded", "[grader]") {
+  TempDir tmp("grade-noref");
+  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", "");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", std::nullopt);
+  const LabResult l = grade_lab(lab01(), executable(lab), *env);
+  CHECK(l.correctness.passed == 3);  // the variants come from the lab itself
+  CHECK(l.could_not_grade);
+  CHECK_THAT(l.could_not_grade_reason, Catch::Contains("no reference solution"));
+}
+
+TEST_CASE("grader: a lab that did not build gets no points and keeps its message", "[grader]") {
+  TempDir tmp("grade-unbuilt");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", std::nullopt);
+  LabExecutable e;
+  e.build_reasons = {reason::kCompileError};
+  e.build_message = "does not compile:\n01-naive/naive.cu(3): error: expected a \";\"";
+  const LabResult l = grade_lab(lab01(), e, *env);
+  CHECK_FALSE(l.built);
+  CHECK_FALSE(l.could_not_grade);
+  CHECK(l.points() == 0);
+  CHECK(l.reasons == std::vector<std::string>{reason::kCompileError});
+  CHECK_THAT(l.headline(), Catch::Contains("naive.cu(3): error"));
+}
+
+TEST_CASE("grader: a runner that rejects its arguments is the grader's failure, not the lab's", "[grader]") {
+  TempDir tmp("grade-usage");
+  const Graded g = grade_fake(tmp, "--fake usage");
+  CHECK(g.lab.could_not_grade);
+  CHECK_THAT(g.lab.could_not_grade_reason, Catch::Contains("rejected its arguments"));
+}
+
+TEST_CASE("grader: grade_submission grades every lab and collects what could not be graded", "[grader]") {
+  TempDir tmp("grade-submission");
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", "");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference);
+  const LabInfo lab02{"02", "02-constant-mask", {"constant_mask.cu"}};
+  LabExecutable missing;
+  missing.could_not_grade = "lab02 is not built";
+  const SubmissionResult s = grade_submission("student", "submission", tmp.path(), {lab01(), lab02},
+                                              [&](const LabInfo& lab) {
+                                                return lab.number == "01" ? executable(reference) : missing;
+                                              },
+                                              *env);
+  REQUIRE(s.labs.size() == 2);
+  CHECK(s.labs[0].points() == Approx(s.labs[0].max_points()));
+  CHECK(s.score() == Approx(s.labs[0].max_points()));
+  CHECK(s.max_score() == Approx(s.labs[0].max_points() + s.labs[1].max_points()));
+  REQUIRE(s.could_not_grade.size() == 1);
+  CHECK_THAT(s.could_not_grade[0], Catch::Contains("lab02 is not built"));
+}
+
+TEST_CASE("grader: a lab right on the small cases but wrong on the timed one earns no speed points", "[grader]") {
+  TempDir tmp("grade-perf-wrong");
+  const Rubric rubric = test_rubric();
+  const std::string perf = fmt::format("perf_{}x{}_k{}", rubric.conv2d_case.height, rubric.conv2d_case.width,
+                                       rubric.conv2d_case.mask_width);
+  const Graded g = grade_fake(tmp, "--fake wrong --fake-case " + perf);
+  CHECK(g.lab.correctness.passed == g.lab.correctness.runs);
+  CHECK(g.lab.performance_points == 0);
+  CHECK(has(g.lab.reasons, reason::kOutOfTolerance));
+  REQUIRE(g.lab.performance.variants.size() == 1);
+  CHECK_THAT(g.lab.performance.variants[0].note, Catch::Contains("wrong on the performance case"));
+}

@@ -1,0 +1,135 @@
+// The grader's reports: the versioned JSON, Gradescope's results.json schema, the batch CSV,
+// the terminal table, and atomic writes.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "convlab/atomic_file.hpp"
+#include "reports/batch_report.hpp"
+#include "reports/grade_report.hpp"
+#include "grader_test_support.hpp"
+
+using namespace convlab::grader;
+using convlab::write_file_atomically;
+using namespace convlab::grader::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunInfo run_info() {
+  RunInfo r;
+  r.convlab_version = "0.1.0";
+  r.device = "a test GPU";
+  r.datasets = "test cases";
+  r.rubric = "rubric.json";
+  r.rubric_name = "test";
+  return r;
+}
+
+// A submission with one good lab and one with wrong values, graded with fakes.
+SubmissionResult graded_submission(const TempDir& tmp) {
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", "");
+  const fs::path wrong = fake_lab(tmp.path() / "bin", "wrong", "--fake wrong --fake-case k3_7x9");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference);
+  const LabInfo lab02{"02", "02-constant-mask", {"constant_mask.cu"}};
+  return grade_submission("student, \"A\"", "submission", tmp.path(), {lab01(), lab02},
+                          [&](const LabInfo& lab) { return executable(lab.number == "01" ? reference : wrong); }, *env);
+}
+
+}  // namespace
+
+TEST_CASE("reports: the JSON report is versioned and complete", "[grader][reports]") {
+  TempDir tmp("report-json");
+  const SubmissionResult s = graded_submission(tmp);
+  const json j = grade_json(s, run_info());
+  CHECK(j.at("format") == "convlab-grade");
+  CHECK(j.at("version") == kGradeJsonVersion);
+  CHECK(j.at("run").at("device") == "a test GPU");
+  const json& sub = j.at("submission");
+  CHECK(sub.at("score").get<double>() == Approx(s.score()));
+  REQUIRE(sub.at("labs").size() == 2);
+  const json& bad = sub.at("labs").at(1);
+  CHECK(bad.at("lab") == "lab02");
+  CHECK(bad.at("reasons") == json::array({"out of tolerance"}));
+  const json& failure = bad.at("correctness").at("failures").at(0);
+  CHECK(failure.at("case") == "conv2d/k3_7x9");
+  CHECK(failure.at("reasons") == json::array({"out of tolerance"}));
+  CHECK(failure.contains("first_mismatches"));
+  const json& good = sub.at("labs").at(0);
+  CHECK(good.at("performance").at("variants").at(0).at("ratio").get<double>() == Approx(1.0));
+  CHECK(good.at("predicted").at("label") == "predicted (analysis)");
+  CHECK_FALSE(good.contains("measured"));  // no --profile: no measured column at all
+}
+
+TEST_CASE("reports: Gradescope's results.json schema", "[grader][reports]") {
+  TempDir tmp("report-gradescope");
+  const SubmissionResult s = graded_submission(tmp);
+  const json g = gradescope_json(s, run_info());
+  REQUIRE(g.at("tests").is_array());
+  CHECK(g.at("tests").size() == 4);  // correctness and performance per lab
+  double sum = 0;
+  for (const json& t : g.at("tests")) {
+    INFO(t.dump());
+    CHECK(t.at("name").is_string());
+    CHECK(t.at("score").is_number());
+    CHECK(t.at("max_score").is_number());
+    CHECK(t.at("output").is_string());
+    const std::string status = t.at("status");
+    CHECK((status == "passed" || status == "failed"));
+    CHECK((status == "passed") == (t.at("score").get<double>() >= t.at("max_score").get<double>()));
+    sum += t.at("score").get<double>();
+  }
+  CHECK(g.at("score").get<double>() == Approx(sum));
+  CHECK(g.at("tests").at(2).at("name") == "lab02 correctness");
+  CHECK_THAT(g.at("tests").at(2).at("output").get<std::string>(), Catch::Contains("conv2d/k3_7x9"));
+}
+
+TEST_CASE("reports: the batch CSV quotes what needs quoting", "[grader][reports]") {
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("a, b") == "\"a, b\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  TempDir tmp("report-csv");
+  const SubmissionResult s = graded_submission(tmp);
+  const std::string csv = batch_csv({s}, {lab01(), {"02", "02-constant-mask", {}}});
+  std::istringstream in(csv);
+  std::string header, row, extra;
+  std::getline(in, header);
+  std::getline(in, row);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK_THAT(header, Catch::StartsWith("student,score,max_score,status,lab01_points,"));
+  CHECK_THAT(row, Catch::StartsWith("\"student, \"\"A\"\"\","));
+  CHECK_THAT(row, Catch::Contains("out of tolerance"));
+  const json b = batch_json({s}, run_info());
+  CHECK(b.at("format") == "convlab-batch");
+  CHECK(b.at("students").at(0).at("status") == "graded");
+  CHECK(b.at("summary").at("students") == 1);
+}
+
+TEST_CASE("reports: the terminal table names every lab, its points and first problem", "[grader][reports]") {
+  TempDir tmp("report-text");
+  const SubmissionResult s = graded_submission(tmp);
+  const std::string text = grade_text(s, run_info());
+  CHECK_THAT(text, Catch::Contains("lab01"));
+  CHECK_THAT(text, Catch::Contains("lab02"));
+  CHECK_THAT(text, Catch::Contains("out of tolerance"));
+  CHECK_THAT(text, Catch::Contains("FAIL conv2d/k3_7x9"));
+  CHECK_THAT(text, Catch::Contains("predicted (analysis)"));
+  CHECK_THAT(text, Catch::Contains("total"));
+}
+
+TEST_CASE("reports: files are written atomically", "[grader][reports]") {
+  TempDir tmp("report-atomic");
+  const fs::path file = tmp.path() / "results.json";
+  write_file_atomically(file, "first");
+  write_file_atomically(file, "second");
+  std::ifstream in(file);
+  std::string content;
+  std::getline(in, content);
+  CHECK(content == "second");
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path())) entries += e.is_regular_file() ? 1 : 0;
+  CHECK(entries == 1);  // no temporary left behind
+  CHECK_THROWS_WITH(write_file_atomically(tmp.path() / "no" / "such" / "dir.json", "x"), Catch::Contains("no folder"));
+}

@@ -1,0 +1,104 @@
+// The rubric: the default file parses, points follow its rules, and a bad file is rejected
+// with the file and the field named.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/rubric.hpp"
+
+using namespace convlab::grader;
+using nlohmann::json;
+
+namespace {
+
+json valid_rubric() {
+  return json::parse(R"({
+    "format": "convlab-rubric", "version": 1, "name": "test",
+    "labs": {"01": {"correctness": 6, "performance": 4}},
+    "correctness": {"scoring": "proportional"},
+    "performance": {"full_at_ratio": 1.5, "zero_at_ratio": 3,
+                    "conv2d_case": {"height": 64, "width": 32, "mask_width": 5, "seed": 1},
+                    "conv_layer_case": {"batch": 1, "channels": 2, "filters": 3, "height": 8, "width": 8,
+                                        "mask_width": 3, "seed": 2}}
+  })");
+}
+
+std::string error_of(const json& j) {
+  try {
+    parse_rubric(j, "r.json");
+  } catch (const RubricError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("rubric: the default rubric parses and covers every lab", "[grader][rubric]") {
+  const Rubric r = load_rubric(default_rubric_path());
+  CHECK(r.source == default_rubric_path().string());
+  for (const char* lab : {"01", "02", "03", "04", "05", "06", "07"}) {
+    INFO(lab);
+    CHECK(r.points(lab).correctness > 0);
+    CHECK(r.points(lab).performance > 0);
+  }
+  CHECK(r.full_at_ratio < r.zero_at_ratio);
+  CHECK_NOTHROW(r.conv_layer_case.validate());
+}
+
+TEST_CASE("rubric: performance share is full, then linear, then zero", "[grader][rubric]") {
+  const Rubric r = parse_rubric(valid_rubric(), "r.json");
+  CHECK(r.performance_fraction(0.5) == 1);
+  CHECK(r.performance_fraction(1.5) == 1);
+  CHECK(r.performance_fraction(2.25) == Approx(0.5));
+  CHECK(r.performance_fraction(3) == 0);
+  CHECK(r.performance_fraction(100) == 0);
+  CHECK(r.performance_fraction(std::nan("")) == 0);
+}
+
+TEST_CASE("rubric: correctness is proportional or all-or-nothing; a hazard zeroes it", "[grader][rubric]") {
+  Rubric r = parse_rubric(valid_rubric(), "r.json");
+  CHECK(r.correctness_points("01", 3, 4, false) == Approx(4.5));
+  CHECK(r.correctness_points("01", 4, 4, true) == 0);
+  CHECK(r.correctness_points("01", 0, 0, false) == 0);
+  json j = valid_rubric();
+  j["correctness"]["scoring"] = "all_or_nothing";
+  j["correctness"]["sanitizer_hazard_zeroes"] = false;
+  r = parse_rubric(j, "r.json");
+  CHECK(r.correctness_points("01", 3, 4, false) == 0);
+  CHECK(r.correctness_points("01", 4, 4, true) == 6);
+}
+
+TEST_CASE("rubric: errors name the file and the field", "[grader][rubric]") {
+  json j = valid_rubric();
+  j["labs"]["01"]["correctness"] = "seven";
+  CHECK(error_of(j) == "rubric r.json: labs.01.correctness: expected a number ≥ 0, got \"seven\"");
+
+  j = valid_rubric();
+  j["performance"]["zero_at_ratio"] = 1.2;
+  CHECK_THAT(error_of(j), Catch::Contains("performance.zero_at_ratio: must be greater than full_at_ratio"));
+
+  j = valid_rubric();
+  j["performance"]["full_at"] = 2;
+  CHECK_THAT(error_of(j), Catch::Contains("performance.full_at: unknown field"));
+
+  j = valid_rubric();
+  j["version"] = 2;
+  CHECK_THAT(error_of(j), Catch::Contains("version: this grader reads version 1"));
+
+  j = valid_rubric();
+  j["labs"]["lab01"] = j["labs"]["01"];
+  CHECK_THAT(error_of(j), Catch::Contains("labs.lab01: lab keys are two-digit numbers"));
+
+  j = valid_rubric();
+  j["performance"]["conv2d_case"].erase("seed");
+  CHECK_THAT(error_of(j), Catch::Contains("performance.conv2d_case.seed: missing"));
+
+  j = valid_rubric();
+  j["performance"]["conv_layer_case"]["mask_width"] = 9;  // larger than the 8×8 input
+  CHECK_THAT(error_of(j), Catch::Contains("performance.conv_layer_case"));
+
+  const Rubric r = parse_rubric(valid_rubric(), "r.json");
+  CHECK_THROWS_WITH(r.points("05"), Catch::Contains("labs: no points for lab 05"));
+  CHECK_THROWS_WITH(load_rubric("/nonexistent/rubric.json"), Catch::Contains("cannot read the file"));
+}

@@ -1,0 +1,38 @@
+// The grader's child processes: exit codes, crashes, hangs and missing programs are reported,
+// never fatal.
+#include <catch2/catch.hpp>
+
+#include "system/subprocess.hpp"
+
+using namespace convlab::grader;
+using namespace std::chrono_literals;
+
+TEST_CASE("subprocess: exit code and interleaved output", "[subprocess]") {
+  const ProcessResult r = run_process({"/bin/sh", "-c", "echo out; echo err 1>&2; exit 3"}, 10s);
+  CHECK(r.exit_code == 3);
+  CHECK_FALSE(r.signaled);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.output == "out\nerr\n");
+  CHECK(r.describe() == "exit 3");
+}
+
+TEST_CASE("subprocess: a crash is reported as a signal", "[subprocess]") {
+  const ProcessResult r = run_process({"/bin/sh", "-c", "kill -SEGV $$"}, 10s);
+  CHECK(r.signaled);
+  CHECK(r.signal == 11);
+  CHECK_THAT(r.describe(), Catch::Contains("signal 11"));
+}
+
+TEST_CASE("subprocess: a hang is killed at the deadline, with its children", "[subprocess]") {
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process({"/bin/sh", "-c", "sleep 30 & sleep 30"}, 300ms);
+  CHECK(r.timed_out);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+  CHECK_THAT(r.describe(), Catch::Contains("timed out"));
+}
+
+TEST_CASE("subprocess: a program that does not exist", "[subprocess]") {
+  const ProcessResult r = run_process({"/nonexistent/lab99"}, 10s);
+  CHECK(r.spawn_failed);
+  CHECK_THAT(r.describe(), Catch::Contains("No such file"));
+}

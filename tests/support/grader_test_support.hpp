@@ -1,0 +1,56 @@
+// Helpers of the grader's CPU tests: temporary folders, a small case set, a rubric with a small
+// performance case, and fake lab runners (tests/support/fake_lab.cpp behind a one-line script).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/case_set.hpp"
+#include "engine/grading_environment.hpp"
+#include "engine/lab_catalog.hpp"
+#include "engine/lab_grader.hpp"
+#include "engine/rubric.hpp"
+
+namespace convlab::grader::testing {
+
+/// A fresh temporary folder, removed with its contents when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Four small conv2d cases under `root` (one with an even mask, which the fake skips by
+/// default): k1_1x1, k3_7x9, k5_16x16 and k2_5x5.
+CaseSet small_case_set(const std::filesystem::path& root);
+
+/// The default rubric with a small performance case (20×24, K=3), so tests stay fast.
+Rubric test_rubric();
+
+/// An executable script that runs the fake lab runner with `fake_args` added.
+std::filesystem::path fake_lab(const std::filesystem::path& dir, const std::string& name, const std::string& fake_args);
+
+/// Settings for tests: 2 s per case, a 1 s grace period, no progress lines.
+GradeSettings test_settings();
+
+/// A grading environment over `cases` whose labs all have `reference` as their reference
+/// solution (and list their variants from it).
+std::unique_ptr<GradingEnvironment> make_env(CaseSet cases, const std::filesystem::path& work,
+                                             std::optional<std::filesystem::path> reference,
+                                             GradeSettings settings = test_settings(), Rubric rubric = test_rubric());
+
+/// Lab 01 as the catalog describes it (tests never build it).
+LabInfo lab01();
+
+/// An executable for a lab at `exe`.
+LabExecutable executable(const std::filesystem::path& exe);
+
+}  // namespace convlab::grader::testing

@@ -1,0 +1,205 @@
+/// @file tuning_file.hpp
+/// @brief Lab 07's tuning file: what `grader tune` writes and the lab's launcher reads (the best
+///        configuration per mask width and per role), its JSON form and its default path.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "convlab/device_info.hpp"
+#include "convlab/lab07_config.hpp"
+
+namespace convlab::lab07 {
+
+// ---------------------------------------------------------------------------------------------
+// The tuning file.
+
+/// Version of the tuning-file format written and read here.
+inline constexpr int kTuningFormatVersion = 1;
+/// Its "format" field.
+inline constexpr const char* kTuningFormat = "convlab-lab07-tuning";
+
+/// A malformed tuning file; what() names the file and the field.
+class TuningError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline nlohmann::json to_json(const TileConfig& c) {
+  return {{"mask_width", c.mask_width}, {"outputs_x", c.out_x}, {"outputs_y", c.out_y},
+          {"block_x", c.block_x},       {"block_y", c.block_y}, {"input", input_name(c.input)},
+          {"filter", filter_name(c.filter)}, {"rows", rows_name(c.rows)}};
+}
+
+/// Reads one configuration; `where` prefixes error messages.
+inline TileConfig tile_config_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw TuningError(where + ": not an object");
+  auto get_int = [&](const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end()) throw TuningError(fmt::format("{}: missing \"{}\"", where, key));
+    if (!it->is_number_integer()) throw TuningError(fmt::format("{}: \"{}\" is not an integer", where, key));
+    return it->get<int>();
+  };
+  auto get_str = [&](const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end()) throw TuningError(fmt::format("{}: missing \"{}\"", where, key));
+    if (!it->is_string()) throw TuningError(fmt::format("{}: \"{}\" is not a string", where, key));
+    return it->get<std::string>();
+  };
+  TileConfig c;
+  c.mask_width = get_int("mask_width");
+  c.out_x = get_int("outputs_x");
+  c.out_y = get_int("outputs_y");
+  c.block_x = get_int("block_x");
+  c.block_y = get_int("block_y");
+  const std::string in = get_str("input");
+  const std::string fi = get_str("filter");
+  if (in == "global") c.input = InputPath::global;
+  else if (in == "shared") c.input = InputPath::shared;
+  else throw TuningError(fmt::format("{}: input \"{}\" is neither \"global\" nor \"shared\"", where, in));
+  if (fi == "constant") c.filter = FilterPath::constant;
+  else if (fi == "shfl") c.filter = FilterPath::shfl;
+  else throw TuningError(fmt::format("{}: filter \"{}\" is neither \"constant\" nor \"shfl\"", where, fi));
+  if (j.contains("rows")) {  // optional: "unrolled" when absent
+    const std::string ro = get_str("rows");
+    if (ro == "unrolled") c.rows = RowLoop::unrolled;
+    else if (ro == "rolled") c.rows = RowLoop::rolled;
+    else throw TuningError(fmt::format("{}: rows \"{}\" is neither \"unrolled\" nor \"rolled\"", where, ro));
+  }
+  if (const std::string why = c.check(); !why.empty()) throw TuningError(where + ": " + why);
+  return c;
+}
+
+/// What a tuning file holds: the best configuration per mask width for one GPU.
+struct TuningTable {
+  std::string device;                  ///< cudaDeviceProp::name of the GPU it was tuned on
+  std::string compute_capability;      ///< "9.0"
+  std::map<int, TileConfig> best;      ///< mask width -> configuration
+  /// mask width -> role -> the fastest configuration restricted to one path ("shfl",
+  /// "constant", "global", "shared"): what the lab's comparison variants run.
+  std::map<int, std::map<std::string, TileConfig>> roles;
+  nlohmann::json measurements;         ///< free-form: timings of the chosen configurations, etc.
+};
+
+/// The roles a tuning file may name, and the path each one forces.
+inline bool role_known(const std::string& role) {
+  return role == "shfl" || role == "constant" || role == "global" || role == "shared";
+}
+inline bool role_fits(const std::string& role, const TileConfig& c) {
+  if (role == "shfl") return c.filter == FilterPath::shfl;
+  if (role == "constant") return c.filter == FilterPath::constant;
+  if (role == "global") return c.input == InputPath::global;
+  if (role == "shared") return c.input == InputPath::shared;
+  return false;
+}
+
+/// Parses a tuning file's JSON. @throws TuningError naming `origin` and the bad field.
+inline TuningTable parse_tuning(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object()) throw TuningError(origin + ": not a JSON object");
+  if (j.value("format", "") != kTuningFormat) {
+    throw TuningError(fmt::format("{}: \"format\" is not \"{}\"", origin, kTuningFormat));
+  }
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kTuningFormatVersion) {
+    throw TuningError(fmt::format("{}: unsupported \"version\" (this build reads {})", origin, kTuningFormatVersion));
+  }
+  TuningTable t;
+  if (!j.contains("device") || !j["device"].is_string()) throw TuningError(origin + ": missing \"device\"");
+  t.device = j["device"].get<std::string>();
+  t.compute_capability = j.value("compute_capability", "");
+  if (!j.contains("best") || !j["best"].is_array()) throw TuningError(origin + ": missing the array \"best\"");
+  int index = 0;
+  for (const auto& e : j["best"]) {
+    const TileConfig c = tile_config_from_json(e, fmt::format("{}: best[{}]", origin, index++));
+    if (!mask_supported(c.mask_width)) {
+      throw TuningError(fmt::format("{}: best[{}]: mask width {} is not one lab 07 supports", origin, index - 1,
+                                    c.mask_width));
+    }
+    if (t.best.count(c.mask_width)) {
+      throw TuningError(fmt::format("{}: mask width {} appears twice in \"best\"", origin, c.mask_width));
+    }
+    t.best[c.mask_width] = c;
+  }
+  if (j.contains("roles")) {
+    if (!j["roles"].is_array()) throw TuningError(origin + ": \"roles\" is not an array");
+    index = 0;
+    for (const auto& e : j["roles"]) {
+      const std::string where = fmt::format("{}: roles[{}]", origin, index++);
+      if (!e.is_object() || !e.contains("role") || !e["role"].is_string()) throw TuningError(where + ": missing \"role\"");
+      const std::string role = e["role"].get<std::string>();
+      if (!role_known(role)) throw TuningError(fmt::format("{}: unknown role \"{}\"", where, role));
+      const TileConfig c = tile_config_from_json(e, where);
+      if (!mask_supported(c.mask_width)) {
+        throw TuningError(fmt::format("{}: mask width {} is not one lab 07 supports", where, c.mask_width));
+      }
+      if (!role_fits(role, c)) throw TuningError(fmt::format("{}: the configuration does not take the {} path", where, role));
+      t.roles[c.mask_width][role] = c;
+    }
+  }
+  t.measurements = j.value("measurements", nlohmann::json::object());
+  return t;
+}
+
+inline nlohmann::json tuning_to_json(const TuningTable& t) {
+  nlohmann::json j = {{"format", kTuningFormat}, {"version", kTuningFormatVersion}, {"device", t.device},
+                      {"compute_capability", t.compute_capability}};
+  j["best"] = nlohmann::json::array();
+  for (const auto& [k, c] : t.best) j["best"].push_back(to_json(c));
+  j["roles"] = nlohmann::json::array();
+  for (const auto& [k, roles] : t.roles) {
+    for (const auto& [role, c] : roles) {
+      nlohmann::json e = to_json(c);
+      e["role"] = role;
+      j["roles"].push_back(e);
+    }
+  }
+  j["measurements"] = t.measurements.is_null() ? nlohmann::json::object() : t.measurements;
+  return j;
+}
+
+/// Reads a tuning file. @throws TuningError (unreadable, not JSON, or malformed).
+inline TuningTable read_tuning_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw TuningError(path.string() + ": cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw TuningError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
+  }
+  return parse_tuning(j, path.string());
+}
+
+/// Writes a tuning file atomically (a temporary file renamed over the target).
+inline void write_tuning_file(const std::filesystem::path& path, const TuningTable& t) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw TuningError(tmp.string() + ": cannot be written");
+    out << tuning_to_json(t).dump(2) << '\n';
+    if (!out) throw TuningError(tmp.string() + ": write failed");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+using convlab::device_slug;  // "NVIDIA H200" -> "nvidia-h200" (convlab/device_info.hpp)
+
+/// Environment variable naming the tuning file the lab reads (overrides the default path).
+inline constexpr const char* kTuningEnv = "CONVLAB_LAB07_TUNING";
+
+/// Default tuning file of a GPU: `<bin>/../tuning/lab07-<slug>.json`, i.e. build/tuning/ for
+/// the executables in build/bin/.
+inline std::filesystem::path default_tuning_path(const std::filesystem::path& bin_dir, const std::string& device) {
+  return bin_dir.parent_path() / "tuning" / fmt::format("lab07-{}.json", device_slug(device));
+}
+
+}  // namespace convlab::lab07

@@ -1,0 +1,21 @@
+// The grader's subcommands. Each lives in its own file and adds itself to the CLI11 app;
+// main.cpp only wires them together.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "system/exit_codes.hpp"
+#include "system/tool_paths.hpp"
+
+namespace convlab::grader {
+
+void add_datagen_command(CLI::App& app, int& exit_code);
+void add_grade_command(CLI::App& app, int& exit_code);
+void add_batch_command(CLI::App& app, int& exit_code);
+void add_tables_command(CLI::App& app, int& exit_code);
+void add_analyze_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);  // tune_command.cpp: lab 07's autotuner
+void add_docs_command(CLI::App& app, int& exit_code);   // docs_command.cpp: README and slide blocks
+void add_bench_command(CLI::App& app, int& exit_code);  // bench_command.cpp: the benchmarks
+
+}  // namespace convlab::grader

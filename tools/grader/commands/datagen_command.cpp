@@ -1,0 +1,90 @@
+// grader datagen: write the committed public datasets, or a fresh random set from a seed.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "commands/commands.hpp"
+#include "convlab/datagen.hpp"
+
+namespace convlab::grader {
+
+void add_datagen_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("datagen", "generate dataset cases (deterministic: same seed, same bytes)");
+  struct Args {
+    bool public_set = false;
+    std::string out;
+    std::uint64_t seed = 0;
+    int count = 20;
+    int max_side = 300;
+    std::string problem = "conv2d";
+    std::string masks = "1,3,5,7,9,11,13,15,17";
+    std::string shape;
+    bool no_expected = false;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_flag("--public", args->public_set, "write the committed public set (hand-made and seeded cases)");
+  cmd->add_option("--out", args->out, "output folder (default: datasets/ for --public)");
+  cmd->add_option("--seed", args->seed, "seed of a fresh random set");
+  cmd->add_option("--count", args->count, "cases in a random set")->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 65536));
+  cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")
+      ->check(CLI::IsMember({"conv2d", "conv_layer"}));
+  cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
+  cmd->add_option("--shape", args->shape, "HxW: one conv2d case of this size per mask width (e.g. 8192x8192)");
+  cmd->add_flag("--no-expected", args->no_expected, "skip the CPU reference (cases for timing only)");
+  cmd->callback([args, &exit_code] {
+    if (args->public_set) {
+      const std::filesystem::path out = args->out.empty() ? source_dir() / "datasets" : std::filesystem::path(args->out);
+      const int n = write_public_datasets(out);
+      fmt::print("wrote {} public cases under {}\n", n, out.string());
+      exit_code = kGraded;
+      return;
+    }
+    if (args->out.empty()) throw CLI::ValidationError("--out", "a random set needs --out DIR (and --seed N)");
+    const std::filesystem::path out(args->out);
+    if (args->problem == "conv2d") {
+      std::vector<int> masks;
+      std::stringstream ss(args->masks);
+      std::string item;
+      while (std::getline(ss, item, ',')) {
+        try {
+          masks.push_back(std::stoi(item));
+        } catch (const std::exception&) {
+          throw CLI::ValidationError("--masks", fmt::format("'{}' is not a mask width", item));
+        }
+        if (masks.back() < 1 || masks.back() > kMaxMaskWidth) {
+          throw CLI::ValidationError("--masks", fmt::format("mask width {} outside 1..{}", masks.back(), kMaxMaskWidth));
+        }
+      }
+      if (masks.empty()) throw CLI::ValidationError("--masks", "no mask width given");
+      std::vector<Conv2dSpec> specs;
+      if (!args->shape.empty()) {
+        int h = 0, w = 0;
+        char x = 0;
+        std::stringstream shape(args->shape);
+        if (!(shape >> h >> x >> w) || x != 'x' || h < 1 || w < 1 || !shape.eof()) {
+          throw CLI::ValidationError("--shape", fmt::format("'{}' is not HxW (e.g. 8192x8192)", args->shape));
+        }
+        for (int k : masks) {
+          specs.push_back({fmt::format("k{}_{}x{}", k, h, w), {h, w, k}, args->seed + static_cast<std::uint64_t>(k),
+                           fmt::format("{}x{} image, seed {}", h, w, args->seed)});
+        }
+      } else {
+        specs = random_conv2d_specs(args->seed, args->count, args->max_side, masks);
+      }
+      for (const Conv2dSpec& s : specs) {
+        Conv2dCase c = generate_case(s, !args->no_expected);
+        write_case(out / "conv2d" / s.name, c);
+      }
+      args->count = static_cast<int>(specs.size());
+    } else {
+      for (const ConvLayerSpec& s : random_conv_layer_specs(args->seed, args->count)) {
+        write_case(out / "conv_layer" / s.name, generate_case(s, !args->no_expected));
+      }
+    }
+    fmt::print("wrote {} {} cases from seed {} under {}\n", args->count, args->problem, args->seed, out.string());
+    exit_code = kGraded;
+  });
+}
+
+}  // namespace convlab::grader

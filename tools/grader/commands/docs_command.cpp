@@ -1,0 +1,241 @@
+// `grader docs`: the generated blocks of README.md and slides/*.md, rewritten from the code.
+//
+//   grader docs                 rewrite every block that differs from what the code gives now
+//   grader docs --check         change nothing; describe each block that differs; exit 1 if any
+//   grader docs --stage DIR     write render-ready copies of the decks into DIR (the `slides`
+//                               target): markers left out, the user's own pictures first, every
+//                               picture copied into DIR/img/
+//   --root DIR                  the repository (default: this build's source tree)
+//
+// Exit status: 0 all current (or rewritten), 1 --check found blocks that differ, 2 a malformed
+// marker (unclosed block, unknown kind, unknown table...: each named with file and line) or a
+// bad option; nothing is written when any marker is malformed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+
+#include "commands/commands.hpp"
+#include "convlab/atomic_file.hpp"
+#include "docgen/docs_content.hpp"
+#include "docgen/docs_markers.hpp"
+
+namespace convlab::grader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct DocsOptions {
+  bool check = false;
+  std::string root;
+  std::string stage;
+  bool quiet = false;
+};
+
+bool looks_like_root(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p / "slides", ec) && fs::is_regular_file(p / "CMakePresets.json", ec);
+}
+
+/// The repository: --root, else the source tree this grader was built from, else the folder
+/// two levels above the binary (build/bin/grader), else the current folder or one above it.
+std::optional<fs::path> find_root(const std::string& given) {
+  std::error_code ec;
+  if (!given.empty()) {
+    if (!fs::is_directory(given, ec)) return std::nullopt;
+    return fs::weakly_canonical(fs::absolute(given), ec);
+  }
+  std::vector<fs::path> candidates{source_dir(), bin_dir().parent_path().parent_path()};
+  for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
+    candidates.push_back(p);
+    if (p == p.root_path()) break;
+  }
+  for (const auto& c : candidates) {
+    if (looks_like_root(c)) return fs::weakly_canonical(c, ec);
+  }
+  return std::nullopt;
+}
+
+/// Whether a Markdown file is a Marp deck: front matter that says `marp: true`.
+bool is_deck(const std::string& text) {
+  if (text.rfind("---\n", 0) != 0) return false;
+  const auto end = text.find("\n---", 3);
+  const std::string front = text.substr(0, end);
+  return front.find("\nmarp: true") != std::string::npos;
+}
+
+/// README.md and every slides/*.md, as paths relative to the root, sorted.
+std::vector<fs::path> documents(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (fs::is_regular_file(root / "README.md", ec)) out.emplace_back("README.md");
+  std::vector<fs::path> slides;
+  for (const auto& e : fs::directory_iterator(root / "slides", ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".md") slides.push_back(fs::path("slides") / e.path().filename());
+  }
+  std::sort(slides.begin(), slides.end());
+  out.insert(out.end(), slides.begin(), slides.end());
+  return out;
+}
+
+/// Local images a staged deck refers to that it did not get from a figure block: copied from
+/// slides/ keeping their relative paths (a deck's own pictures, if it has any).
+void copy_deck_images(const std::string& text, const fs::path& slides_dir, const fs::path& stage) {
+  static const std::regex image(R"(!\[[^\]]*\]\(([^)\s]+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), image); it != std::sregex_iterator(); ++it) {
+    const std::string target = (*it)[1].str();
+    if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0 || target.rfind("img/", 0) == 0) continue;
+    const fs::path rel(target);
+    if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& p) { return p == ".."; })) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
+    fs::create_directories((stage / rel).parent_path(), ec);
+    fs::copy_file(slides_dir / rel, stage / rel, fs::copy_options::overwrite_existing, ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot copy {}: {}", (slides_dir / rel).string(), ec.message()));
+  }
+}
+
+int run_docs(const DocsOptions& o) {
+  const auto root = find_root(o.root);
+  if (!root) {
+    fmt::print(stderr, "grader docs: {}\n",
+               o.root.empty() ? "cannot find the repository (a folder with slides/ and CMakePresets.json); give --root DIR"
+                              : fmt::format("--root {}: no such folder", o.root));
+    return kUsageError;
+  }
+  const bool staging = !o.stage.empty();
+  if (staging && o.check) {
+    fmt::print(stderr, "grader docs: --check and --stage exclude each other\n");
+    return kUsageError;
+  }
+  fs::path stage;
+  if (staging) {
+    std::error_code ec;
+    stage = fs::absolute(o.stage);
+    fs::create_directories(stage, ec);
+    if (!fs::is_directory(stage, ec)) {
+      fmt::print(stderr, "grader docs: --stage {}: cannot create the folder\n", o.stage);
+      return kUsageError;
+    }
+  }
+
+  docs::ContentOptions copt;
+  copt.root = *root;
+  copt.figures = staging ? docs::FigurePolicy::own_first : docs::FigurePolicy::committed_only;
+  if (staging) copt.stage_dir = stage;
+  docs::ContentGenerator generator(copt);
+  docs::WriteOptions wopt;
+  wopt.strip_markers = staging;
+
+  struct Result {
+    fs::path rel;
+    std::string original;
+    docs::ProcessedDocument doc;
+  };
+  std::vector<Result> results;
+  std::vector<std::string> errors;
+  for (const fs::path& rel : documents(*root)) {
+    const std::string text = read_whole_file(*root / rel);
+    if (staging && !is_deck(text)) continue;
+    const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
+    docs::ProcessedDocument doc = docs::process_document(
+        text, [&](const docs::Marker& m) { return generator.generate(m, written_at); }, wopt);
+    for (const auto& e : doc.errors) errors.push_back(fmt::format("{}:{}: {}", rel.generic_string(), e.line, e.message));
+    results.push_back({rel, text, std::move(doc)});
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) fmt::print(stderr, "{}\n", e);
+    fmt::print(stderr, "grader docs: {} malformed marker{}; nothing was {}\n", errors.size(),
+               errors.size() == 1 ? "" : "s", o.check ? "checked" : "written");
+    return kUsageError;
+  }
+
+  std::size_t blocks = 0, stale = 0;
+  for (const auto& r : results) {
+    blocks += r.doc.blocks.size();
+    for (const auto& b : r.doc.blocks) stale += b.current() ? 0 : 1;
+  }
+
+  if (staging) {
+    for (const auto& r : results) write_file_atomically(stage / r.rel.filename(), r.doc.text);
+    std::error_code ec;
+    for (const auto& [from, to] : generator.copies()) {
+      fs::create_directories(to.parent_path(), ec);
+      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+      if (ec) throw std::runtime_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+    }
+    for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
+    if (!o.quiet) {
+      fmt::print("grader docs: {} deck{} staged in {} ({} generated blocks, {} picture{})\n", results.size(),
+                 results.size() == 1 ? "" : "s", stage.string(), blocks, generator.copies().size(),
+                 generator.copies().size() == 1 ? "" : "s");
+    }
+    return kGraded;
+  }
+
+  if (o.check) {
+    for (const auto& r : results) {
+      for (const auto& b : r.doc.blocks) {
+        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
+      }
+    }
+    if (stale == 0) {
+      if (!o.quiet) fmt::print("grader docs --check: all {} generated blocks in {} files are current\n", blocks, results.size());
+      return kGraded;
+    }
+    fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
+               "`build/bin/grader docs` rewrites them\n", stale, blocks);
+    return 1;
+  }
+
+  for (const auto& r : results) {
+    if (!r.doc.changed() || r.doc.text == r.original) continue;
+    write_file_atomically(*root / r.rel, r.doc.text);
+    std::size_t n = 0;
+    for (const auto& b : r.doc.blocks) n += b.current() ? 0 : 1;
+    if (!o.quiet) fmt::print("grader docs: rewrote {} block{} in {}\n", n, n == 1 ? "" : "s", r.rel.generic_string());
+  }
+  if (!o.quiet) {
+    fmt::print("grader docs: {} generated blocks in {} files, {} rewritten\n", blocks, results.size(), stale);
+  }
+  return kGraded;
+}
+
+}  // namespace
+
+void add_docs_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<DocsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "docs",
+      "Regenerate the generated blocks of README.md and slides/*.md (lecture tables, errata, included "
+      "results, code excerpts, pictures of grader tools/bench/tune) between their <!-- convlab:... --> markers");
+  cmd->add_flag("--check", opts->check,
+                "change nothing: describe every block that differs and exit 1 if any does (0: all current; "
+                "2: a malformed marker, named with file and line)");
+  cmd->add_option("--root", opts->root, "the repository to work on (default: the source tree of this build)");
+  cmd->add_option("--stage", opts->stage,
+                  "write render-ready copies of the decks into this folder instead (markers left out; your own "
+                  "results from build*/benchmarks and build*/tuning first; pictures copied into its img/)");
+  cmd->add_flag("--quiet", opts->quiet, "print only differences and errors");
+  cmd->footer(
+      "Markers (whole lines, HTML comments; each block ends with <!-- convlab:end -->):\n"
+      "  <!-- convlab:table NAME... -->             grader tables --format markdown --no-gpu --table NAME\n"
+      "  <!-- convlab:errata [rounding|error] [NAME...] -->  the flagged published values, with the exact ones\n"
+      "  <!-- convlab:include PATH -->              a Markdown file (relative to the root), or a sentence if absent\n"
+      "  <!-- convlab:code PATH | FIRST | LAST -->  the lines of PATH from the one holding FIRST to the one holding LAST\n"
+      "  <!-- convlab:figure bench|tune FILE | caption -->  a picture of grader bench / grader tune, or a sentence\n"
+      "In the repository a figure is a committed reference run (results/bench/*/, "
+      "results/tune/*/);\nwith --stage, your own run comes first.");
+  cmd->callback([opts, &exit_code] {
+    try {
+      exit_code = run_docs(*opts);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "grader docs: {}\n", e.what());
+      exit_code = kUsageError;
+    }
+  });
+}
+
+}  // namespace convlab::grader

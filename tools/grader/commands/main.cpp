@@ -1,0 +1,32 @@
+// grader — grading (one submission or a batch), analysis tables, dataset generation.
+// `grader --help` lists the commands.
+#include <fmt/core.h>
+
+#include <exception>
+
+#include "commands/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace convlab::grader;
+  CLI::App app{"convlab grader: grade labs, print the lecture tables, analyze a configuration, "
+               "generate datasets, regenerate the tables of the README and the slides (docs)"};
+  app.require_subcommand(1);
+  int exit_code = kGraded;
+  add_grade_command(app, exit_code);
+  add_batch_command(app, exit_code);
+  add_tables_command(app, exit_code);
+  add_analyze_command(app, exit_code);
+  add_datagen_command(app, exit_code);
+  add_tune_command(app, exit_code);
+  add_docs_command(app, exit_code);
+  add_bench_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kUsageError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "grader: error: {}\n", e.what());
+    return kUsageError;
+  }
+  return exit_code;
+}

@@ -1,0 +1,82 @@
+// What `grader grade` and `grader batch` share: their options, and setting up a grading run
+// from them (labs, rubric, GPU, tools, case set) with exactly one message for each thing that
+// stops it — a bad option (exit 2) or something the grader cannot do here (exit 3).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/grade_result.hpp"
+#include "engine/grading_environment.hpp"
+#include "engine/lab_grader.hpp"
+#include "engine/submission_build.hpp"
+
+namespace convlab::grader {
+
+/// The command-line options of grade and batch.
+struct GradeOptions {
+  bool solutions = false;          ///< grade solutions/ instead of labs/
+  std::string submission;          ///< grade a student's folder
+  std::string batch_dir;           ///< batch: one submission per subfolder
+  std::string labs;                ///< "01,03" (default: all)
+  std::string datasets;            ///< a private case folder
+  std::optional<std::uint64_t> random_seed;
+  int random_count = 20;
+  std::string rubric;              ///< default: tools/grader/rubric.json
+  int timeout_s = 20;
+  bool sanitize = false;
+  bool profile = false;
+  std::string json, gradescope, csv;
+  std::string build_dir;           ///< where submissions are built (default: a temporary folder)
+  int jobs = 0;
+  bool quiet = false;
+  bool keep_work = false;
+};
+
+/// Adds the options shared by grade and batch to `cmd`.
+void add_common_grade_options(CLI::App* cmd, GradeOptions& o);
+
+/// A grading run, set up.
+class GradeSession {
+ public:
+  /// Sets everything up; on failure prints why and sets `exit_code` (kUsageError or
+  /// kCouldNotGrade), leaving the session unusable (ok() false).
+  GradeSession(const GradeOptions& o, int& exit_code);
+  ~GradeSession();
+
+  [[nodiscard]] bool ok() const { return env_ != nullptr; }
+  GradingEnvironment& env() { return *env_; }
+  [[nodiscard]] const std::vector<LabInfo>& labs() const { return labs_; }
+  [[nodiscard]] const RunInfo& run_info() const { return run_; }
+
+  /// Grades the project's own build of labs/ (or solutions/ with `solutions`).
+  SubmissionResult grade_project(bool solutions);
+  /// Builds and grades a student's folder.
+  SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name);
+
+  /// Prints a progress line on stderr (unless --quiet).
+  void progress(const std::string& line) const;
+
+ private:
+  GradeOptions options_;
+  std::vector<LabInfo> all_labs_, labs_;
+  RunInfo run_;
+  std::string cuda_architectures_;
+  std::filesystem::path work_root_;
+  std::unique_ptr<GradingEnvironment> env_;
+  std::unique_ptr<SubmissionBuilder> builder_;
+};
+
+/// Writes `content` to `path` atomically, printing the error and returning false on failure.
+bool write_report_file(const std::string& path, const std::string& content, const char* what);
+
+/// The exit code of a finished run: kCouldNotGrade if anything could not be graded.
+int finished_exit_code(const std::vector<SubmissionResult>& results);
+
+}  // namespace convlab::grader

@@ -1,0 +1,108 @@
+#include "engine/grading_environment.hpp"
+
+#include <fmt/format.h>
+
+#include "convlab/datagen.hpp"
+#include "engine/performance_pass.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+
+GradingEnvironment::GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettings settings, fs::path work_root,
+                                       std::function<std::optional<fs::path>(const LabInfo&)> reference_exe,
+                                       std::function<std::optional<fs::path>(const LabInfo&)> listing_exe)
+    : cases_(std::move(cases)),
+      rubric_(std::move(rubric)),
+      settings_(std::move(settings)),
+      work_root_(std::move(work_root)),
+      reference_exe_(std::move(reference_exe)),
+      listing_exe_(std::move(listing_exe)) {
+  fs::create_directories(work_root_);
+}
+
+namespace {
+
+std::string conv2d_case_name(const Conv2dShape& s) { return fmt::format("perf_{}x{}_k{}", s.height, s.width, s.mask_width); }
+
+std::string layer_case_name(const ConvLayerShape& s) {
+  return fmt::format("perf_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", s.batch, s.channels, s.filters, s.height, s.width,
+                     s.mask_width, s.stride, s.padding, s.dilation);
+}
+
+}  // namespace
+
+std::string GradingEnvironment::performance_case_id(Problem p) const {
+  return std::string(problem_name(p)) + "/" +
+         (p == Problem::conv2d ? conv2d_case_name(rubric_.conv2d_case) : layer_case_name(rubric_.conv_layer_case));
+}
+
+const GradingCase& GradingEnvironment::performance_case(Problem p) {
+  if (auto it = performance_cases_.find(p); it != performance_cases_.end()) return it->second;
+  const fs::path root = work_root_ / "performance-cases";
+  fs::path dir;
+  if (p == Problem::conv2d) {
+    const Conv2dShape& s = rubric_.conv2d_case;
+    Conv2dSpec spec{conv2d_case_name(s), s, rubric_.conv2d_seed, "the rubric's performance case"};
+    progress(fmt::format("generating the performance case conv2d/{} (seed {})", spec.name, spec.seed));
+    dir = root / "conv2d" / spec.name;
+    write_inputs_only(dir, generate_case(spec));
+  } else {
+    const ConvLayerShape& s = rubric_.conv_layer_case;
+    ConvLayerSpec spec{layer_case_name(s), s, rubric_.conv_layer_seed, "the rubric's performance case"};
+    progress(fmt::format("generating the performance case conv_layer/{} (seed {})", spec.name, spec.seed));
+    dir = root / "conv_layer" / spec.name;
+    write_inputs_only(dir, generate_case(spec));
+  }
+  return performance_cases_.emplace(p, GradingCase{read_case_info(dir), dir}).first->second;
+}
+
+const LabListing* GradingEnvironment::listing(const LabInfo& lab, const std::optional<fs::path>& fallback,
+                                              std::string* error) {
+  if (auto it = listings_.find(lab.number); it != listings_.end()) return &it->second;
+  std::string why;
+  for (const std::optional<fs::path>& exe : {listing_exe_(lab), fallback}) {
+    if (!exe) continue;
+    if (auto l = list_lab(*exe, fresh_dir(lab.id() + "-list"), &why)) {
+      return &listings_.emplace(lab.number, std::move(*l)).first->second;
+    }
+  }
+  if (error) *error = why.empty() ? fmt::format("no executable of {} to list its variants", lab.id()) : why;
+  return nullptr;
+}
+
+const ReferenceTiming& GradingEnvironment::reference_timing(const LabInfo& lab, const LabListing& listing) {
+  if (auto it = references_.find(lab.number); it != references_.end()) return it->second;
+  ReferenceTiming t;
+  const std::optional<fs::path> exe = reference_exe_(lab);
+  if (!exe) {
+    t.unavailable = fmt::format("no reference solution is built (solution{})", lab.number);
+  } else {
+    progress(fmt::format("{}: timing the reference solution on the performance case", lab.id()));
+    const GradingCase& perf = performance_case(listing.problem());
+    const TimedRun run = run_timed(*exe, listing, perf, *this, fresh_dir(lab.id() + "-reference"));
+    if (!run.failure.empty()) {
+      t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
+    }
+    for (const auto& [variant, v] : run.variants) {
+      if (t.unavailable.empty() && !v.judgement.pass) {
+        t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
+                                    v.judgement.message);
+      }
+      if (v.time_ms) t.median_ms[variant] = *v.time_ms;
+    }
+  }
+  return references_.emplace(lab.number, std::move(t)).first->second;
+}
+
+fs::path GradingEnvironment::fresh_dir(const std::string& name) {
+  const fs::path dir = work_root_ / fmt::format("{:04d}-{}", ++dirs_, name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void GradingEnvironment::progress(const std::string& line) const {
+  if (settings_.progress) settings_.progress(line);
+}
+
+}  // namespace convlab::grader

@@ -1,0 +1,88 @@
+// What every lab and every submission of one grading run share: the cases and their expected
+// outputs, the rubric and its performance cases, the settings, the variants of each lab, and
+// the reference solutions' timings (measured once per run, on this GPU, and reused by every
+// submission of a batch).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/case_set.hpp"
+#include "engine/lab_catalog.hpp"
+#include "engine/lab_listing.hpp"
+#include "engine/rubric.hpp"
+
+namespace convlab::grader {
+
+/// How a grading run behaves.
+struct GradeSettings {
+  int case_timeout_s = 20;        ///< per case and variant (the runner's --timeout)
+  bool sanitize = false;          ///< run compute-sanitizer memcheck and racecheck
+  bool profile = false;           ///< run Nsight Compute on the performance case
+  std::optional<std::filesystem::path> compute_sanitizer;  ///< resolved when sanitize
+  std::optional<std::filesystem::path> ncu;                ///< resolved when profile (may be absent)
+  std::string ncu_missing_reason = "ncu was not found (PATH, the CUDA toolkit's bin/)";
+  int max_crash_restarts = 3;     ///< fresh processes after crashes, per lab
+  int process_grace_s = 30;       ///< the grader kills a child this long after all its runs' timeouts
+  std::size_t sanitize_max_outputs = 4096;  ///< "small case": at most this many outputs
+  std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
+};
+
+/// A reference solution's times on the performance case.
+struct ReferenceTiming {
+  std::string unavailable;                  ///< why there is none
+  std::map<std::string, double> median_ms;  ///< by variant
+};
+
+/// State shared by the whole run.
+class GradingEnvironment {
+ public:
+  /// @param reference_exe     the solution executable of a lab (nullopt: none built)
+  /// @param listing_exe       a trusted executable to list a lab's variants (the project's build)
+  GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettings settings, std::filesystem::path work_root,
+                     std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe,
+                     std::function<std::optional<std::filesystem::path>(const LabInfo&)> listing_exe);
+
+  [[nodiscard]] const CaseSet& cases() const { return cases_; }
+  [[nodiscard]] const Rubric& rubric() const { return rubric_; }
+  [[nodiscard]] const GradeSettings& settings() const { return settings_; }
+  ExpectationCache& expectations() { return expectations_; }
+
+  /// The rubric's performance case for `p`, generated on first use.
+  const GradingCase& performance_case(Problem p);
+  /// Its name, "conv2d/perf_2048x2048_k5", without generating it.
+  [[nodiscard]] std::string performance_case_id(Problem p) const;
+
+  /// The variants of `lab`, from the trusted executable, else from `fallback` (the graded one).
+  /// @returns nullptr with the reason in `error` if neither can list them.
+  const LabListing* listing(const LabInfo& lab, const std::optional<std::filesystem::path>& fallback,
+                            std::string* error);
+
+  /// The reference solution's times for `lab`, measured on first use.
+  const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing);
+
+  /// A fresh, empty folder under the run's work folder.
+  std::filesystem::path fresh_dir(const std::string& name);
+
+  /// Prints a progress line if the settings ask for it.
+  void progress(const std::string& line) const;
+
+ private:
+  CaseSet cases_;
+  Rubric rubric_;
+  GradeSettings settings_;
+  std::filesystem::path work_root_;
+  std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe_;
+  std::function<std::optional<std::filesystem::path>(const LabInfo&)> listing_exe_;
+  ExpectationCache expectations_;
+  std::map<Problem, GradingCase> performance_cases_;
+  std::map<std::string, LabListing> listings_;
+  std::map<std::string, ReferenceTiming> references_;
+  int dirs_ = 0;
+};
+
+}  // namespace convlab::grader

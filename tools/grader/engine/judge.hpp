@@ -1,0 +1,37 @@
+// The grader's verdict on one run: the output file compared with the expectation by
+// compare.hpp's rule (the same one the runner applies when it checks), plus what the runner
+// itself saw (guard bands, writes into the inputs, "not implemented", CUDA errors).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/case_set.hpp"
+#include "convlab/compare.hpp"
+
+namespace convlab::grader {
+
+/// The verdict on one output.
+struct Judgement {
+  bool pass = false;
+  std::vector<std::string> reasons;  ///< reason tags (reasons.hpp); empty when it passed
+  std::string message;               ///< one line
+  std::string details;               ///< the first mismatches, one per line
+};
+
+/// Reads `output` (a float32 .npy) and compares it with `e` under `tol`.
+Judgement judge_output(const std::filesystem::path& output, const Expectation& e, Tolerance tol);
+
+/// The reason tags a runner message carries ("out-of-bounds write: ...", "the lab wrote into
+/// its input N", "not implemented (...)", "CUDA error: ... (cudaErrorIllegalAddress)").
+std::vector<std::string> reasons_in_message(const std::string& message);
+
+/// True when `message` says the GPU cannot run the code at all (no kernel image for this
+/// architecture, a driver too old): the lab cannot be graded here, which is not its fault.
+bool unsupported_device(const std::string& message);
+
+/// Adds `tag` to `tags` unless present.
+void add_reason(std::vector<std::string>& tags, const std::string& tag);
+
+}  // namespace convlab::grader

@@ -1,0 +1,193 @@
+#include "engine/lab_grader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/correctness_pass.hpp"
+#include "engine/judge.hpp"
+#include "engine/ncu_profile.hpp"
+#include "engine/performance_pass.hpp"
+#include "engine/prediction.hpp"
+#include "engine/reasons.hpp"
+#include "engine/sanitizer.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+// compute-sanitizer on the small cases of the set (instrumented runs are slow).
+void sanitize(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
+              const std::vector<const GradingCase*>& cases, GradingEnvironment& env, LabResult& result) {
+  const GradeSettings& settings = env.settings();
+  const fs::path work = env.fresh_dir(lab.id() + "-sanitize");
+  std::vector<fs::path> small;
+  int runs = 0;
+  for (const GradingCase* c : cases) {
+    if (c->outputs() > settings.sanitize_max_outputs) continue;
+    int accepted = 0;
+    for (const VariantInfo& v : listing.variants) accepted += v.accepts(c->info) ? 1 : 0;
+    if (accepted == 0) continue;
+    small.push_back(stage_inputs(*c, work / "cases"));
+    runs += accepted;
+  }
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    SanitizerResult s;
+    s.tool = tool;
+    if (small.empty()) {
+      s.unavailable = fmt::format("no case with at most {} outputs in the set", settings.sanitize_max_outputs);
+    } else if (result.correctness.hung) {
+      s.unavailable = "not run: the lab hangs";
+    } else {
+      env.progress(fmt::format("{}: compute-sanitizer {} on {} small cases", lab.id(), tool, small.size()));
+      s = run_sanitizer(*settings.compute_sanitizer, tool, exe, small, runs, settings.case_timeout_s,
+                        work / tool);
+    }
+    if (s.hazards > 0) add_reason(result.reasons, tool);
+    if (!s.ran && !small.empty() && !result.correctness.hung && s.unavailable.rfind("not run", 0) != 0) {
+      result.could_not_grade = true;
+      result.could_not_grade_reason = fmt::format("compute-sanitizer {} could not check {}: {}", tool, lab.id(),
+                                                  s.unavailable);
+    }
+    result.sanitizers.push_back(std::move(s));
+  }
+  fs::remove_all(work);
+}
+
+void profile(const LabInfo& lab, const fs::path& exe, const LabListing& listing, GradingEnvironment& env,
+             LabResult& result) {
+  const GradeSettings& settings = env.settings();
+  const GradingCase& perf = env.performance_case(listing.problem());
+  const fs::path work = env.fresh_dir(lab.id() + "-profile");
+  const fs::path staged = stage_inputs(perf, work / "cases");
+  for (const VariantInfo& v : listing.variants) {
+    if (!v.accepts(perf.info)) continue;
+    if (!settings.ncu) {
+      result.profile.push_back(unavailable_profile(v.name, settings.ncu_missing_reason));
+      continue;
+    }
+    env.progress(fmt::format("{}: ncu on {} {}", lab.id(), perf.info.id(), v.name));
+    result.profile.push_back(run_ncu(*settings.ncu, exe, v.name, staged, settings.case_timeout_s, work / v.name));
+  }
+  fs::remove_all(work);
+}
+
+void score(const LabInfo& lab, GradingEnvironment& env, LabResult& result) {
+  const Rubric& rubric = env.rubric();
+  const LabPoints& points = rubric.points(lab.number);
+  result.correctness_max = points.correctness;
+  result.performance_max = points.performance;
+  const bool hazard = std::any_of(result.sanitizers.begin(), result.sanitizers.end(),
+                                  [](const SanitizerResult& s) { return s.hazards > 0; });
+  result.correctness_points =
+      rubric.correctness_points(lab.number, result.correctness.passed, result.correctness.runs, hazard);
+  double fraction = 0;
+  for (const VariantTiming& v : result.performance.variants) fraction += v.fraction;
+  if (!result.performance.variants.empty()) fraction /= static_cast<double>(result.performance.variants.size());
+  result.performance_points = points.performance * fraction;
+}
+
+}  // namespace
+
+LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, GradingEnvironment& env) {
+  LabResult result;
+  result.lab = lab;
+  result.notes = executable.notes;
+  const LabPoints& points = env.rubric().points(lab.number);
+  result.correctness_max = points.correctness;
+  result.performance_max = points.performance;
+  if (!executable.could_not_grade.empty()) {
+    result.could_not_grade = true;
+    result.could_not_grade_reason = executable.could_not_grade;
+    result.built = false;
+    return result;
+  }
+  if (!executable.exe) {
+    result.built = false;
+    result.reasons = executable.build_reasons;
+    result.build_message = executable.build_message;
+    env.progress(fmt::format("{}: not built: {}", lab.id(), executable.build_message.substr(0, 200)));
+    return result;
+  }
+  const fs::path& exe = *executable.exe;
+  std::string why;
+  const LabListing* listing = env.listing(lab, exe, &why);
+  if (!listing) {
+    result.could_not_grade = true;
+    result.could_not_grade_reason = why;
+    return result;
+  }
+  const std::vector<const GradingCase*> cases = env.cases().of_problem(listing->problem());
+  if (cases.empty()) {
+    result.could_not_grade = true;
+    result.could_not_grade_reason = fmt::format("the case set has no {} case for {}", problem_name(listing->problem()),
+                                                lab.id());
+    return result;
+  }
+
+  CorrectnessOutcome correctness = run_correctness(lab, exe, *listing, cases, env);
+  result.correctness = std::move(correctness.result);
+  for (const RunRecord& r : result.correctness.failures) {
+    for (const std::string& tag : r.reasons) add_reason(result.reasons, tag);
+  }
+  if (!correctness.could_not_grade.empty()) {
+    result.could_not_grade = true;
+    result.could_not_grade_reason = correctness.could_not_grade;
+  }
+
+  if (env.settings().sanitize) sanitize(lab, exe, *listing, cases, env, result);
+
+  const Rubric& rubric = env.rubric();
+  const bool hazard = std::any_of(result.sanitizers.begin(), result.sanitizers.end(),
+                                  [](const SanitizerResult& s) { return s.hazards > 0; });
+  const bool all_correct = result.correctness.runs > 0 && result.correctness.passed == result.correctness.runs;
+  if (result.could_not_grade) {
+    result.performance.note = "not timed: the lab could not be graded";
+  } else if (rubric.performance_requires_full_correctness && (!all_correct || (hazard && rubric.sanitizer_hazard_zeroes))) {
+    result.performance.note = hazard ? "no performance points: compute-sanitizer found a hazard"
+                                     : fmt::format("no performance points: {} of {} correctness runs failed",
+                                                   result.correctness.failed, result.correctness.runs);
+  } else {
+    std::string reference_problem;
+    result.performance = run_performance(lab, exe, *listing, env, &reference_problem);
+    if (!reference_problem.empty()) {
+      result.could_not_grade = true;
+      result.could_not_grade_reason = reference_problem;
+    }
+    for (const std::string& tag : result.performance.reasons) add_reason(result.reasons, tag);
+    for (const VariantTiming& v : result.performance.variants) {
+      if (v.correct && v.ratio() && v.fraction < 1) add_reason(result.reasons, reason::kTooSlow);
+    }
+  }
+
+  if (listing->problem() == Problem::conv2d) {
+    result.prediction = predict_lab(lab.number, env.rubric().conv2d_case);
+  } else {
+    PredictionResult p;
+    p.unavailable = "the analysis model covers the conv2d labs 01–05";
+    result.prediction = p;
+  }
+  result.prediction->case_id = env.performance_case_id(listing->problem());
+  if (env.settings().profile && !result.correctness.hung) profile(lab, exe, *listing, env, result);
+  score(lab, env, result);
+  return result;
+}
+
+SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
+                                  const std::vector<LabInfo>& labs,
+                                  const std::function<LabExecutable(const LabInfo&)>& executable_of,
+                                  GradingEnvironment& env) {
+  SubmissionResult s;
+  s.name = name;
+  s.kind = kind;
+  s.path = path;
+  for (const LabInfo& lab : labs) {
+    LabResult r = grade_lab(lab, executable_of(lab), env);
+    if (r.could_not_grade) s.could_not_grade.push_back(fmt::format("{}: {}", lab.id(), r.could_not_grade_reason));
+    s.labs.push_back(std::move(r));
+  }
+  return s;
+}
+
+}  // namespace convlab::grader

@@ -1,0 +1,84 @@
+#include "engine/lab_listing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "system/subprocess.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool VariantInfo::accepts(const CaseInfo& info) const {
+  if (info.problem != problem) return false;
+  if (problem == Problem::conv2d) {
+    return std::find(mask_widths.begin(), mask_widths.end(), info.conv2d.mask_width) != mask_widths.end();
+  }
+  return info.layer.mask_width <= max_mask_width;
+}
+
+Problem LabListing::problem() const {
+  return variants.empty() ? Problem::conv2d : variants.front().problem;
+}
+
+LabListing parse_lab_listing(const json& j) {
+  if (j.value("format", "") != "convlab-lab-list" || j.value("version", 0) != 1) {
+    throw std::runtime_error("not a convlab-lab-list version 1 document");
+  }
+  LabListing listing;
+  listing.lab = j.at("lab").get<std::string>();
+  for (const json& v : j.at("variants")) {
+    VariantInfo info;
+    info.name = v.at("name").get<std::string>();
+    const std::string problem = v.at("problem").get<std::string>();
+    if (problem == "conv2d") {
+      info.problem = Problem::conv2d;
+      info.mask_widths = v.at("mask_widths").get<std::vector<int>>();
+    } else if (problem == "conv_layer") {
+      info.problem = Problem::conv_layer;
+      info.max_mask_width = v.at("max_mask_width").get<int>();
+    } else {
+      throw std::runtime_error(fmt::format("variant {}: unknown problem '{}'", info.name, problem));
+    }
+    const std::string tol = v.at("tolerance").at("name").get<std::string>();
+    if (tol == "fp32") {
+      info.tolerance = Tolerance::fp32();
+    } else if (tol == "tf32") {
+      info.tolerance = Tolerance::tf32();
+    } else {
+      throw std::runtime_error(fmt::format("variant {}: unknown tolerance '{}'", info.name, tol));
+    }
+    listing.variants.push_back(std::move(info));
+  }
+  if (listing.variants.empty()) throw std::runtime_error("the lab lists no variants");
+  for (const VariantInfo& v : listing.variants) {
+    if (v.problem != listing.variants.front().problem) throw std::runtime_error("the variants solve different problems");
+  }
+  return listing;
+}
+
+std::optional<LabListing> list_lab(const fs::path& exe, const fs::path& work_dir, std::string* error) {
+  fs::create_directories(work_dir);
+  const fs::path json_path = work_dir / (exe.filename().string() + "-list.json");
+  fs::remove(json_path);
+  const ProcessResult p = run_process({exe.string(), "--list", "--json", json_path.string()}, std::chrono::seconds(60));
+  auto fail = [&](const std::string& why) -> std::optional<LabListing> {
+    if (error) *error = fmt::format("{} --list: {}", exe.filename().string(), why);
+    return std::nullopt;
+  };
+  if (p.spawn_failed || p.signaled || p.timed_out || p.exit_code != 0) {
+    return fail(fmt::format("{}: {}", p.describe(), p.output.substr(0, 300)));
+  }
+  std::ifstream in(json_path);
+  if (!in) return fail("wrote no list (an executable from before `--list --json`? rebuild it)");
+  try {
+    return parse_lab_listing(json::parse(in));
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+
+}  // namespace convlab::grader

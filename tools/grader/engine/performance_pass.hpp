@@ -1,0 +1,41 @@
+// The performance pass: each variant of a lab timed by its runner (CUDA events, warm-up,
+// median of repeats, L2 flushed) on the rubric's performance case, its output checked, and the
+// time compared with the reference solution's, timed the same way on the same GPU in the same
+// grading run.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "engine/grade_result.hpp"
+#include "engine/grading_environment.hpp"
+#include "engine/judge.hpp"
+
+namespace convlab::grader {
+
+/// One variant, timed.
+struct TimedVariant {
+  Judgement judgement;
+  std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
+};
+
+/// One timed run of a lab executable on a case.
+struct TimedRun {
+  std::string failure;  ///< non-empty when the process itself failed (crash, hang, ...)
+  std::vector<std::string> reasons;
+  std::map<std::string, TimedVariant> variants;  ///< variants that reported a result
+};
+
+/// Runs every variant of `exe` that accepts `perf` with timing on, and judges the outputs.
+TimedRun run_timed(const std::filesystem::path& exe, const LabListing& listing, const GradingCase& perf,
+                   GradingEnvironment& env, const std::filesystem::path& work);
+
+/// The performance result of a lab whose correctness allows it: the lab timed, compared with
+/// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
+/// reference cannot be timed.
+PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabListing& listing,
+                                  GradingEnvironment& env, std::string* could_not_grade);
+
+}  // namespace convlab::grader

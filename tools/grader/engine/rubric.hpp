@@ -1,0 +1,71 @@
+// The rubric: how many points each lab is worth and how they are earned. The default is
+// tools/grader/rubric.json; an instructor passes another with --rubric FILE.
+//
+// Correctness points are proportional to the runs (case × variant) that pass, or
+// all-or-nothing per lab ("scoring": "all_or_nothing"); a compute-sanitizer hazard zeroes them.
+// Performance points compare each variant's median time with the reference solution's, timed
+// on the same GPU in the same grading run on the rubric's performance case:
+// full points at time ≤ full_at_ratio × reference, none at ≥ zero_at_ratio ×, linear between;
+// the lab's share is the mean over its variants.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "convlab/shapes.hpp"
+
+namespace convlab::grader {
+
+/// A rubric that cannot be used; what() names the file and the field, e.g.
+/// "rubric tools/grader/rubric.json: labs.03.performance: expected a number ≥ 0, got \"x\"".
+struct RubricError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Version of the rubric format this grader reads.
+inline constexpr int kRubricVersion = 1;
+
+/// Points of one lab.
+struct LabPoints {
+  double correctness = 0;
+  double performance = 0;
+};
+
+/// A parsed, validated rubric.
+struct Rubric {
+  std::string source;                    ///< the file it came from
+  std::string name;                      ///< the rubric's own "name"
+  std::map<std::string, LabPoints> labs; ///< by lab number, "01"
+  bool proportional = true;              ///< correctness: proportional (true) or all-or-nothing
+  bool sanitizer_hazard_zeroes = true;   ///< a memcheck/racecheck finding zeroes correctness
+  double full_at_ratio = 1.25;           ///< time/reference at or below which performance is full
+  double zero_at_ratio = 4.0;            ///< time/reference at or above which performance is 0
+  bool performance_requires_full_correctness = true;  ///< no speed points for a wrong lab
+  Conv2dShape conv2d_case;               ///< the image every conv2d lab is timed on
+  std::uint64_t conv2d_seed = 0;
+  ConvLayerShape conv_layer_case;        ///< the layer lab 06 is timed on
+  std::uint64_t conv_layer_seed = 0;
+
+  /// The points of lab `number`. @throws RubricError if the rubric has none for it.
+  [[nodiscard]] const LabPoints& points(const std::string& number) const;
+  /// Performance share of one variant for time / reference time `ratio`, in [0, 1].
+  [[nodiscard]] double performance_fraction(double ratio) const;
+  /// Correctness points for `passed` of `runs` runs (0 when `hazard` and the rubric says so).
+  [[nodiscard]] double correctness_points(const std::string& number, int passed, int runs, bool hazard) const;
+};
+
+/// Parses and validates a rubric document; `source` names it in errors. @throws RubricError.
+Rubric parse_rubric(const nlohmann::json& j, const std::string& source);
+
+/// Reads and validates a rubric file. @throws RubricError (also for unreadable or bad JSON).
+Rubric load_rubric(const std::filesystem::path& file);
+
+/// The default rubric, tools/grader/rubric.json in the source tree.
+std::filesystem::path default_rubric_path();
+
+}  // namespace convlab::grader

@@ -1,0 +1,91 @@
+#include "engine/runner_call.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::optional<double> number_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+void read_report(const fs::path& path, RunnerReport& r) {
+  std::ifstream in(path);
+  if (!in) {
+    r.report_error = "the runner wrote no report";
+    return;
+  }
+  try {
+    const json j = json::parse(in);
+    if (j.value("format", "") != "convlab-run") throw std::runtime_error("not a convlab-run report");
+    r.finished = j.value("finished", true);
+    for (const json& e : j.at("results")) {
+      RunnerEntry entry;
+      entry.case_id = e.value("case", "");
+      entry.variant = e.value("variant", "");
+      entry.status = e.value("status", "");
+      entry.message = e.value("message", "");
+      entry.details = e.value("first_mismatches", "");
+      if (const auto t = e.find("time_ms"); t != e.end() && t->is_object()) entry.time_ms = number_at(*t, "median");
+      entry.gb_per_s = number_at(e, "effective_gb_per_s");
+      entry.gflop_per_s = number_at(e, "gflop_per_s");
+      entry.roofline_fraction = number_at(e, "roofline_fraction");
+      if (entry.case_id == "(crash)") {
+        r.crash = entry.message;
+        continue;
+      }
+      r.entries.push_back(std::move(entry));
+    }
+    r.report_found = true;
+  } catch (const std::exception& e) {
+    r.report_error = fmt::format("the runner's report is unreadable: {}", e.what());
+  }
+}
+
+}  // namespace
+
+fs::path output_file(const fs::path& output_dir, const std::string& case_name, const std::string& variant) {
+  return output_dir / fmt::format("{}__{}.npy", case_name, variant);
+}
+
+RunnerReport call_runner(const RunnerCall& call) {
+  RunnerReport r;
+  fs::create_directories(call.work_dir);
+  const fs::path json_path = call.work_dir / "report.json";
+  r.output_dir = call.work_dir / "outputs";
+  fs::remove(json_path);
+  fs::remove_all(r.output_dir);
+  fs::create_directories(r.output_dir);
+
+  std::vector<std::string> argv = call.wrapper;
+  argv.push_back(call.exe.string());
+  for (const fs::path& c : call.cases) argv.push_back(c.string());
+  for (const std::string& v : call.variants) {
+    argv.push_back("--variant");
+    argv.push_back(v);
+  }
+  argv.insert(argv.end(), {"--no-check", "--quiet", "--json", json_path.string(), "--output", r.output_dir.string(),
+                           "--timeout", std::to_string(call.case_timeout_s)});
+  if (!call.time) argv.push_back("--no-time");
+
+  // The runner's own alarm fires first; the grader's kill is the backstop for a process that
+  // does not answer it: every planned run may use its timeout, plus start-up and ceilings.
+  auto deadline = call.deadline;
+  if (deadline.count() == 0) {
+    deadline = std::chrono::seconds(static_cast<long long>(call.case_timeout_s) * (std::max(call.planned_runs, 1) + 1) +
+                                    call.grace_s);
+  }
+  r.process = run_process(argv, deadline, call.work_dir.string());
+  read_report(json_path, r);
+  return r;
+}
+
+}  // namespace convlab::grader

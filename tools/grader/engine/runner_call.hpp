@@ -1,0 +1,65 @@
+// One child process of a lab runner (`labNN CASES... --json FILE --output DIR ...`), and what
+// it reported. The child runs with --no-check: it never has the expected outputs, and the
+// grader compares the .npy files it writes.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "system/subprocess.hpp"
+
+namespace convlab::grader {
+
+/// How to run a lab executable.
+struct RunnerCall {
+  std::filesystem::path exe;
+  std::vector<std::filesystem::path> cases;  ///< staged case folders, run in this order
+  std::vector<std::string> variants;         ///< --variant (empty: all)
+  bool time = false;                         ///< time passing runs (and measure the ceilings)
+  int case_timeout_s = 10;                   ///< the runner's own --timeout per case and variant
+  std::filesystem::path work_dir;            ///< gets the JSON report and the outputs/ folder
+  std::vector<std::string> wrapper;          ///< a program to run it under (compute-sanitizer ...)
+  std::chrono::milliseconds deadline{0};     ///< the grader's kill; 0: derived from the runs
+  int planned_runs = 1;                      ///< runs expected, to derive the deadline
+  int grace_s = 30;                          ///< start-up and ceilings, added to the derived deadline
+};
+
+/// One entry of the runner's JSON "results".
+struct RunnerEntry {
+  std::string case_id;   ///< "conv2d/k5_37x53", or "(crash)"
+  std::string variant;
+  std::string status;    ///< PASS, FAIL, SKIP, ERROR, RAN
+  std::string message;
+  std::string details;
+  std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
+};
+
+/// What came back.
+struct RunnerReport {
+  ProcessResult process;
+  std::vector<RunnerEntry> entries;   ///< finished results (a hung run's report still has these)
+  bool report_found = false;          ///< the JSON file existed and parsed
+  bool finished = false;              ///< the runner reached its end (or reported its crash)
+  std::string report_error;           ///< why the JSON could not be read
+  std::optional<std::string> crash;   ///< the sticky CUDA error, when the runner reported one
+  std::filesystem::path output_dir;   ///< where the outputs are: <case name>__<variant>.npy
+
+  /// The runner exited on its own with one of its codes (not killed, not crashed).
+  [[nodiscard]] bool exited() const { return !process.spawn_failed && !process.signaled && !process.timed_out; }
+  /// A timeout: the runner's own (exit 5) or the grader's kill.
+  [[nodiscard]] bool timed_out() const { return process.timed_out || (exited() && process.exit_code == 5); }
+  /// A crash: a sticky CUDA error (exit 4) or a signal.
+  [[nodiscard]] bool crashed() const { return process.signaled || (exited() && process.exit_code == 4); }
+};
+
+/// The output file of one run.
+std::filesystem::path output_file(const std::filesystem::path& output_dir, const std::string& case_name,
+                                  const std::string& variant);
+
+/// Runs the lab and reads its report; never throws for the child's failures.
+RunnerReport call_runner(const RunnerCall& call);
+
+}  // namespace convlab::grader

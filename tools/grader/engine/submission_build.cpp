@@ -1,0 +1,191 @@
+#include "engine/submission_build.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "engine/reasons.hpp"
+#include "system/subprocess.hpp"
+#include "system/tool_paths.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool skipped_name(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.empty() || name[0] == '.' || name.rfind("build", 0) == 0;
+}
+
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (std::size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+}  // namespace
+
+void sync_folder(const fs::path& src, const fs::path& dest) {
+  fs::create_directories(dest);
+  std::set<fs::path> wanted;
+  for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator(); ++it) {
+    if (skipped_name(it->path())) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    const fs::path rel = fs::relative(it->path(), src);
+    wanted.insert(rel);
+    const fs::path target = dest / rel;
+    const std::string bytes = read_file(it->path());
+    if (fs::exists(target) && read_file(target) == bytes) continue;  // unchanged: keep its time stamp
+    fs::create_directories(target.parent_path());
+    std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  std::vector<fs::path> stale;
+  for (auto it = fs::recursive_directory_iterator(dest); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_regular_file() && !wanted.count(fs::relative(it->path(), dest))) stale.push_back(it->path());
+  }
+  for (const fs::path& p : stale) fs::remove(p);
+}
+
+std::string first_compiler_errors(const std::string& log, const std::string& staging_prefix, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::istringstream in(replace_all(log, staging_prefix, ""));
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  auto is_error = [](const std::string& l) {
+    return l.find("error:") != std::string::npos || l.find("): error") != std::string::npos ||
+           l.find("error :") != std::string::npos || l.find("undefined reference") != std::string::npos;
+  };
+  auto is_noise = [](const std::string& l) {
+    return l.rfind("FAILED:", 0) == 0 || l.rfind("ninja:", 0) == 0 || l.rfind("[", 0) == 0 ||
+           l.find("/nvcc ") != std::string::npos || l.find("/c++ ") != std::string::npos;
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lines.size() && out.size() < max_lines; ++i) {
+    if (!is_error(lines[i]) || is_noise(lines[i])) continue;
+    out.push_back(lines[i]);
+    // The compiler's context: the source line and the caret under it.
+    for (std::size_t k = i + 1; k < lines.size() && k <= i + 2 && out.size() < max_lines; ++k) {
+      if (is_error(lines[k]) || is_noise(lines[k]) || lines[k].empty()) break;
+      out.push_back(lines[k]);
+      i = k;
+    }
+  }
+  if (out.empty()) return last_lines(replace_all(log, staging_prefix, ""), 10);
+  std::string text;
+  for (const std::string& l : out) text += l + "\n";
+  return text;
+}
+
+SubmissionBuilder::SubmissionBuilder(BuildSettings settings, std::vector<LabInfo> all_labs)
+    : settings_(std::move(settings)), all_labs_(std::move(all_labs)) {}
+
+void SubmissionBuilder::stage(const fs::path& submission, const std::vector<LabInfo>& graded) {
+  submission_ = submission;
+  staged_from_submission_.clear();
+  const fs::path staging = settings_.build_dir / "submission";
+  for (const LabInfo& lab : all_labs_) {
+    const bool graded_lab = std::any_of(graded.begin(), graded.end(), [&](const LabInfo& g) { return g.number == lab.number; });
+    if (graded_lab && missing_files(submission, lab).empty()) {
+      sync_folder(submission / lab.folder, staging / lab.folder);
+      staged_from_submission_.push_back(lab.number);
+    } else {
+      sync_folder(settings_.source_dir / "labs" / lab.folder, staging / lab.folder);  // the stub: configures, is not built
+    }
+  }
+}
+
+bool SubmissionBuilder::configure(std::string* error) {
+  if (configured_ || !configure_error_.empty()) {
+    *error = configure_error_;
+    return configured_;
+  }
+  const fs::path build = settings_.build_dir;
+  fs::create_directories(build);
+  std::vector<std::string> argv = {cmake_program().string(), "-S", settings_.source_dir.string(), "-B", build.string(),
+                                   "-DCONVLAB_LABS_DIR=" + (build / "submission").string(),
+                                   "-DCONVLAB_ENABLE_CUDA=ON", "-DCONVLAB_BUILD_TESTS=OFF",
+                                   "-DCMAKE_BUILD_TYPE=Release",
+                                   "-DCMAKE_CUDA_ARCHITECTURES=" + settings_.cuda_architectures};
+  if (!fs::exists(build / "CMakeCache.txt")) {
+    if (find_tool("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
+    if (const auto nvcc = cuda_compiler()) argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc->string());
+  }
+  if (settings_.progress) settings_.progress(fmt::format("configuring the submission build in {}", build.string()));
+  const ProcessResult conf = run_process(argv, 600s);
+  if (conf.exit_code != 0) {
+    configure_error_ = fmt::format("cmake could not configure the submission build ({}):\n{}", conf.describe(),
+                                   last_lines(conf.output, 15));
+    *error = configure_error_;
+    return false;
+  }
+  // The harness first: if it does not build, no lab is to blame.
+  if (settings_.progress) settings_.progress("building the lab harness (convlab_runner) for submissions");
+  const ProcessResult harness = run_process({cmake_program().string(), "--build", build.string(), "--target",
+                                             "convlab_runner", "-j", std::to_string(settings_.jobs > 0 ? settings_.jobs : std::max(1u, std::thread::hardware_concurrency()))},
+                                            1800s);
+  if (harness.exit_code != 0) {
+    configure_error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(),
+                                   last_lines(harness.output, 15));
+    *error = configure_error_;
+    return false;
+  }
+  configured_ = true;
+  return true;
+}
+
+LabExecutable SubmissionBuilder::build(const LabInfo& lab, const fs::path& exe_dir) {
+  LabExecutable result;
+  const std::vector<std::string> missing = missing_files(submission_, lab);
+  if (!missing.empty()) {
+    result.build_reasons = {reason::kMissingFile};
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+    result.build_message = fmt::format("missing file{}: {} (a submission holds the same files as labs/)",
+                                       missing.size() == 1 ? "" : "s", list);
+    return result;
+  }
+  std::string error;
+  if (!configure(&error)) {
+    result.could_not_grade = error;
+    return result;
+  }
+  const fs::path built = settings_.build_dir / "bin" / lab.id();
+  fs::remove(built);  // never grade an executable left by the previous submission
+  if (settings_.progress) settings_.progress(fmt::format("{}: compiling {}", lab.id(), (submission_ / lab.folder).string()));
+  const int jobs = settings_.jobs > 0 ? settings_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const ProcessResult p = run_process({cmake_program().string(), "--build", settings_.build_dir.string(), "--target",
+                                       lab.id(), "-j", std::to_string(jobs)},
+                                      900s);
+  if (p.exit_code != 0 || !fs::exists(built)) {
+    result.build_reasons = {reason::kCompileError};
+    result.build_message = fmt::format("does not compile ({}):\n{}", p.describe(),
+                                       first_compiler_errors(p.output, (settings_.build_dir / "submission").string() + "/"));
+    return result;
+  }
+  fs::create_directories(exe_dir);
+  const fs::path exe = exe_dir / lab.id();
+  fs::copy_file(built, exe, fs::copy_options::overwrite_existing);
+  result.exe = exe;
+  return result;
+}
+
+}  // namespace convlab::grader

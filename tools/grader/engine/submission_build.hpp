@@ -1,0 +1,63 @@
+// Building a student's submission out of tree with the project's own CMake: the submission's
+// lab folders are copied into a staging folder that CONVLAB_LABS_DIR points at, the project is
+// configured once per build folder, and each lab's target is built on its own, so that a lab
+// that does not compile fails alone, with the compiler's message.
+//
+// One build folder serves a whole batch: only the staged lab sources change from one
+// submission to the next (and only files whose bytes changed are rewritten, so an unchanged
+// lab is not recompiled), and the harness library is compiled once.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/lab_catalog.hpp"
+#include "engine/lab_grader.hpp"
+
+namespace convlab::grader {
+
+/// How submissions are built.
+struct BuildSettings {
+  std::filesystem::path source_dir;   ///< the project: CMakeLists.txt, harness/, labs/
+  std::filesystem::path build_dir;    ///< the out-of-tree build folder (kept, reused)
+  std::string cuda_architectures;     ///< e.g. "90": the GPU's, from the device query
+  int jobs = 0;                       ///< parallel compile jobs (0: one per core)
+  std::function<void(const std::string&)> progress;
+};
+
+/// Builds the labs of one submission after another in one build folder.
+class SubmissionBuilder {
+ public:
+  /// @param all_labs every lab of the project (configuring needs every lab folder present).
+  SubmissionBuilder(BuildSettings settings, std::vector<LabInfo> all_labs);
+
+  /// Stages `submission`: the labs in `graded` come from it (when it has all their files),
+  /// every other lab folder from the project's stubs.
+  void stage(const std::filesystem::path& submission, const std::vector<LabInfo>& graded);
+
+  /// Builds one staged lab and copies its executable into `exe_dir`.
+  LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir);
+
+ private:
+  bool configure(std::string* error);
+
+  BuildSettings settings_;
+  std::vector<LabInfo> all_labs_;
+  std::filesystem::path submission_;
+  std::vector<std::string> staged_from_submission_;  ///< lab numbers
+  bool configured_ = false;
+  std::string configure_error_;
+};
+
+/// The compiler's first errors in a build log (at most `max_lines` lines), with the staging
+/// folder's path shortened to the submission's own ("01-naive/naive.cu(12): error: ...");
+/// the log's last lines if no error line is found.
+std::string first_compiler_errors(const std::string& log, const std::string& staging_prefix, std::size_t max_lines = 12);
+
+/// Makes `dest` hold exactly the files of `src` (recursively; hidden files and build folders
+/// left out), rewriting only files whose bytes differ.
+void sync_folder(const std::filesystem::path& src, const std::filesystem::path& dest);
+
+}  // namespace convlab::grader

@@ -1,0 +1,143 @@
+#include "system/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace convlab::grader {
+
+std::string last_lines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  std::string out;
+  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += lines[i] + "\n";
+  return out;
+}
+
+std::string ProcessResult::describe() const {
+  if (spawn_failed) return "could not start: " + output;
+  if (timed_out) return fmt::format("timed out after {:.0f} s and was killed", seconds);
+  if (signaled) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exit {}", exit_code);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::string& working_dir) {
+  ProcessResult result;
+  const auto start = std::chrono::steady_clock::now();
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.spawn_failed = true;
+    result.output = std::strerror(errno);
+    return result;
+  }
+  // A second pipe reports an exec failure to the parent (it closes silently on success).
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    result.spawn_failed = true;
+    result.output = std::strerror(errno);
+    return result;
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);  // own group: a timeout kills the lab and anything it started
+    const int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(out_pipe[1], STDERR_FILENO);
+    if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) {
+      const int e = errno;
+      ssize_t ignored = write(err_pipe[1], &e, sizeof e);
+      (void)ignored;
+      _exit(127);
+    }
+    execv(args[0], args.data());
+    const int e = errno;
+    ssize_t ignored = write(err_pipe[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (pid < 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    result.spawn_failed = true;
+    result.output = std::strerror(errno);
+    return result;
+  }
+  int exec_errno = 0;
+  if (read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    close(err_pipe[0]);
+    close(out_pipe[0]);
+    waitpid(pid, nullptr, 0);
+    result.spawn_failed = true;
+    result.output = fmt::format("{}: {}", argv.empty() ? "" : argv[0], std::strerror(exec_errno));
+    return result;
+  }
+  close(err_pipe[0]);
+
+  const auto deadline = start + timeout;
+  char buf[65536];
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      kill(-pid, SIGKILL);
+      result.timed_out = true;
+      break;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    pollfd pfd{out_pipe[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = read(out_pipe[0], buf, sizeof buf);
+    if (n <= 0) break;  // EOF: the child closed its output (it exited)
+    result.output.append(buf, static_cast<std::size_t>(n));
+  }
+  close(out_pipe[0]);
+  int status = 0;
+  // After EOF the child may still be running briefly (or forever, if it closed its output).
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid, SIGKILL);
+      result.timed_out = true;
+      waitpid(pid, &status, 0);
+      break;
+    }
+    usleep(2000);
+  }
+  kill(-pid, SIGKILL);  // anything the child left behind in its group
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result.timed_out) {
+    if (WIFSIGNALED(status)) {
+      result.signaled = true;
+      result.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    }
+  }
+  return result;
+}
+
+}  // namespace convlab::grader
