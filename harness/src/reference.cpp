@@ -1,5 +1,5 @@
 // CPU references in double. Straight loops in the definition's own order: a reader checks them
-// against design.md line by line. Rows are shared among hardware threads only to keep large
+// against docs/design.md (Conventions) line by line. Rows are shared among hardware threads only to keep large
 // generated cases (8192², K=17) bearable.
 #include "convlab/reference.hpp"
 

@@ -159,7 +159,7 @@ TEST_CASE("analysis: whole-grid simulation on lab-sized blocks", "[analysis]") {
   }
 }
 
-TEST_CASE("analysis: the H200 measurement of device-notes.md", "[analysis]") {
+TEST_CASE("analysis: the H200 measurement of docs/design.md, GPU facts", "[analysis]") {
   // ncu, 2048² image, K = 5, mask in constant memory: thread-level global-load bytes.
   const GridAnalysis naive = analyze_grid(untiled_config(2, 2048, 2048, 5, 32, 8, false));
   const GridAnalysis tiled = analyze_grid(config_2d(Strategy::tiled1, 2048, 2048, 5, 16));

@@ -249,7 +249,7 @@ TEST_CASE("lab07: the tuner's search space", "[lab07][tune]") {
   CHECK_THROWS_WITH(parse_mask_list("3,"), Catch::Contains("is not a mask width"));
 }
 
-TEST_CASE("lab07: rates and the targets of issue 6", "[lab07][tune]") {
+TEST_CASE("lab07: rates and the targets of docs/design.md, Targets", "[lab07][tune]") {
   const Peaks peaks{3.0e12, 60e12};
   // 8192², K=3 in exactly the bandwidth-bound time: 8·2^26 bytes / 3 TB/s.
   const double t_bw_ms = 8.0 * 8192 * 8192 / 3.0e12 * 1e3;

@@ -14,7 +14,7 @@ namespace convlab::bench {
 
 /// How much error a method's arithmetic may make.
 enum class Accuracy {
-  direct,     ///< a sum of K² products in float32: |err| ≤ K²·u·S + 1e-30 per output (design.md)
+  direct,     ///< a sum of K² products in float32: |err| ≤ K²·u·S + 1e-30 per output (docs/design.md, Tolerance)
   transform,  ///< FFT or Winograd: the error scales with the largest values, not each output's
               ///< own S: |err| ≤ u·(K² + 4·log2(points))·max|N|·Σ|M| + 1e-30
 };

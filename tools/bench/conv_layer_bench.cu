@@ -1,6 +1,6 @@
 // conv_layer_bench — lab 06's steps against cuDNN and cuBLAS, in one run, on one GPU.
 //
-//   build/bin/conv_layer_bench                       # the four layers of issue 7
+//   build/bin/conv_layer_bench                       # the four benchmark layers (docs/design.md, Targets)
 //   build/bin/conv_layer_bench --layer 8,64,64,56,56,3,1,1,1 --repeats 50 --json out.json
 //
 // For every layer it times, with the protocol of the lab runner (device-resident data, warm-up,
@@ -125,7 +125,7 @@ ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int
   return x;
 }
 
-std::vector<Layer> issue_layers() {
+std::vector<Layer> default_layers() {
   return {{"B32 C64→64 56×56 K3 P1", layer(32, 64, 64, 56, 56, 3, 1, 1, 1)},
           {"B32 C256→256 14×14 K3 P1", layer(32, 256, 256, 14, 14, 3, 1, 1, 1)},
           {"B16 C3→64 224×224 K7 S2 P3", layer(16, 3, 64, 224, 224, 7, 2, 3, 1)},
@@ -374,7 +374,7 @@ std::string cell(const Measurement* m, const Measurement* cudnn) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"conv_layer_bench: lab 06's steps against cuDNN (FP32, FMA math) and cuBLAS SGEMM on the unroll"};
-  app.add_option("--layer", opt.layers, "B,C,M,H,W,K,S,P,D (repeatable); default: the four layers of issue 7");
+  app.add_option("--layer", opt.layers, "B,C,M,H,W,K,S,P,D (repeatable); default: the four benchmark layers of docs/design.md, Targets");
   app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 100));
   app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--json", opt.json_path, "also write every measurement as JSON");
@@ -389,7 +389,7 @@ int main(int argc, char** argv) {
   }
   std::vector<Layer> layers;
   if (opt.layers.empty()) {
-    layers = issue_layers();
+    layers = default_layers();
   } else {
     for (const std::string& text : opt.layers) {
       std::smatch m;

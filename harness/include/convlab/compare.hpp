@@ -1,5 +1,5 @@
 /// @file compare.hpp
-/// @brief The one comparison rule of design.md: every element written, finite, and within
+/// @brief The one comparison rule (docs/design.md, Tolerance): every element written, finite, and within
 ///        `n·u·S + 1e-30` of the double reference.
 ///
 /// Outputs are filled with NaN (all bits set, kPoisonBits) before a run, so an element the

@@ -1,6 +1,6 @@
 /// @file event_timer.cuh
 /// @brief CUDA-event timing: one EventTimer for a single interval, time_kernel() for the
-///        warm-up / repeat / median protocol of design.md.
+///        warm-up / repeat / median protocol of docs/design.md, Timing.
 #pragma once
 
 #include <cuda_runtime.h>

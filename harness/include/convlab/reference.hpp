@@ -1,5 +1,5 @@
 /// @file reference.hpp
-/// @brief CPU reference convolutions, accumulated in double, exactly as design.md defines them.
+/// @brief CPU reference convolutions, accumulated in double, exactly as docs/design.md (Conventions) defines them.
 ///
 /// Each reference has an `_abs_sum` twin that returns `S = Σ|term|` per output (the same
 /// convolution on |input| and |mask|); compare.hpp turns S into the allowed error.

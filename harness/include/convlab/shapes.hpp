@@ -7,7 +7,7 @@
 
 namespace convlab {
 
-/// Largest mask width any lab supports (design.md: K from 1 to 17).
+/// Largest mask width any lab supports (docs/design.md, Conventions: K from 1 to 17).
 inline constexpr int kMaxMaskWidth = 17;
 
 /// conv2d: one float32 image `N` of height×width, a K×K mask `M`, output `P` of height×width.

@@ -7,7 +7,7 @@
 /// ## What is counted
 /// Counts are *thread-level* accesses, one per element a thread reads or writes, exactly as
 /// the kernels are written; caches are not modelled. This is what Nsight Compute reports as
-/// `smsp__sass_data_bytes_mem_global_op_ld.sum` ÷ 4 (design.md, device-notes.md).
+/// `smsp__sass_data_bytes_mem_global_op_ld.sum` ÷ 4 (docs/design.md, Analysis and GPU facts).
 /// - Ghost cells (positions outside the image) are never loaded from memory: they are zeros.
 /// - *Untiled-equivalent accesses* of a set of outputs: the global input loads the untiled
 ///   kernel makes to compute the same outputs (in-image taps only). The lecture calls these
