@@ -111,8 +111,8 @@ int Config::out_tile_y() const {
   return strategy == Strategy::tiled2 ? tile_y - mask_y() + 1 : tile_y;
 }
 
-int Config::grid_x() const { return (width + out_tile_x() - 1) / out_tile_x(); }
-int Config::grid_y() const { return (height + out_tile_y() - 1) / out_tile_y(); }
+int Config::grid_x() const { return ceil_div(width, out_tile_x()); }
+int Config::grid_y() const { return ceil_div(height, out_tile_y()); }
 
 std::string Config::describe() const {
   std::string s = fmt::format("{} {}D ", strategy_name(strategy), dims);
@@ -335,7 +335,7 @@ BlockAnalysis analyze_windows(const Config& c, int bx, int by, const BlockWindow
 std::pair<Config, int> with_interior_block(Config c) {
   auto blocks_for = [](int out_tile, int k) {
     const int r = (k - 1) / 2;
-    return std::max(1, (r + out_tile - 1) / out_tile);  // first block whose footprint starts ≥ 0
+    return std::max(1, ceil_div(r, out_tile));  // first block whose footprint starts ≥ 0
   };
   const int b = std::max(blocks_for(c.out_tile_x(), c.mask_x()), blocks_for(c.out_tile_y(), c.mask_y()));
   c.width = (2 * b + 1) * c.out_tile_x() + c.mask_x();

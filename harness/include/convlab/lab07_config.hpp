@@ -22,6 +22,7 @@
 #include <system_error>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/device_info.hpp"
 
 namespace convlab::lab07 {
@@ -85,7 +86,7 @@ struct TileConfig {
     const int vw = vec ? vector_width() : 1;
     const int r = (mask_width - 1) / 2;
     const int rr = mask_width - 1 - r;
-    const int left = (r + vw - 1) / vw;
+    const int left = ceil_div(r, vw);
     const int chunks = left + (block_x * out_x - 1 + rr) / vw + 1;
     const int rows = block_y * out_y + mask_width - 1;
     return rows * (chunks + 1) * vw * 4;

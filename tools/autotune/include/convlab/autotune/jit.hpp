@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/autotune/ptxas_report.hpp"
@@ -204,8 +205,8 @@ inline CompiledCubin compile_variant(const std::string& source, const KernelVari
 
 /// Launch geometry of a configuration on an image: (⌈W/(BX·OX)⌉, ⌈H/(BY·OY)⌉) blocks of BX×BY.
 inline void grid_for(const TileConfig& c, int height, int width, unsigned (&grid)[2], unsigned (&block)[2]) {
-  grid[0] = static_cast<unsigned>((width + c.block_x * c.out_x - 1) / (c.block_x * c.out_x));
-  grid[1] = static_cast<unsigned>((height + c.block_y * c.out_y - 1) / (c.block_y * c.out_y));
+  grid[0] = static_cast<unsigned>(ceil_div(width, c.block_x * c.out_x));
+  grid[1] = static_cast<unsigned>(ceil_div(height, c.block_y * c.out_y));
   block[0] = static_cast<unsigned>(c.block_x);
   block[1] = static_cast<unsigned>(c.block_y);
 }
