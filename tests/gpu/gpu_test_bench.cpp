@@ -9,6 +9,7 @@
 #include <set>
 
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -17,7 +18,7 @@ using convlab::grader::run_process;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
+using convlab::testing::kBin;
 
 json read_json(const fs::path& p) {
   std::ifstream in(p);

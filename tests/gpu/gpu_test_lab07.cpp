@@ -23,6 +23,7 @@
 #include "convlab/device_info.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using convlab::testing::LabRun;
@@ -33,8 +34,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kBin;
+using convlab::testing::kDatasets;
 const std::vector<int> kMasks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
 const std::vector<std::string> kVariantNames{"register_tiled", "shfl_filter", "constant_filter", "shared_input"};
 

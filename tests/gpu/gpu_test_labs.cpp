@@ -12,6 +12,7 @@
 #include "convlab/datagen.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using convlab::testing::LabRun;
@@ -22,8 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kBin;
+using convlab::testing::kDatasets;
 
 int count_cases(const fs::path& root, bool odd_only) {
   int n = 0;

@@ -17,6 +17,7 @@
 #include "convlab/lab_config.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using namespace std::chrono_literals;
@@ -24,8 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kDatasets;
 const std::vector<std::string> kSolutions{"solution02", "solution03", "solution04", "solution05"};
 const std::vector<int> kOddMasks{1, 3, 5, 7, 9, 11, 13, 15, 17};
 
@@ -35,15 +35,6 @@ fs::path scratch(const std::string& what) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-/// Runs `exe` on `cases` (--no-time: these are correctness runs) and checks that it exits 0
-/// and that every case it runs passes; `expected_passes` counts the cases with odd K.
-void expect_all_pass(const std::string& exe, const fs::path& cases, int expected_passes) {
-  INFO(exe << " on " << cases.string());
-  const testing::LabRun r = testing::run_lab(exe, cases, {"--no-time"}, 600s);
-  INFO(exe << " " << r.process.describe());
-  testing::expect_all_pass(r, expected_passes);
 }
 
 int count_odd_cases(const fs::path& root) {
@@ -82,7 +73,11 @@ std::vector<Conv2dSpec> tile_edge_specs() {
 TEST_CASE("gpu: solutions 02-05 pass every public conv2d case with odd K", "[gpu][lab02][lab03][lab04][lab05]") {
   const int expected = count_odd_cases(kDatasets / "conv2d");
   REQUIRE(expected > 0);
-  for (const std::string& exe : kSolutions) expect_all_pass(exe, kDatasets / "conv2d", expected);
+  // --no-time: correctness runs; `expected` counts the cases with odd K (even K is SKIP).
+  for (const std::string& exe : kSolutions) {
+    INFO(exe << " on " << (kDatasets / "conv2d").string());
+    testing::expect_all_pass(testing::run_lab(exe, kDatasets / "conv2d", {"--no-time"}, 600s), expected);
+  }
 }
 
 TEST_CASE("gpu: solutions 02-05 pass every odd K on both sides of their tile edges", "[gpu][lab02][lab03][lab04][lab05]") {
