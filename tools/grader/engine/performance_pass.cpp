@@ -62,6 +62,30 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
   return out;
 }
 
+const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing, GradingEnvironment& env) {
+  if (const ReferenceTiming* cached = env.cached_reference(lab)) return *cached;
+  ReferenceTiming t;
+  const std::optional<fs::path> exe = env.reference_exe(lab);
+  if (!exe) {
+    t.unavailable = fmt::format("no reference solution is built (solution{})", lab.number);
+  } else {
+    env.progress(fmt::format("{}: timing the reference solution on the performance case", lab.id()));
+    const GradingCase& perf = env.performance_case(listing.problem());
+    const TimedRun run = run_timed(*exe, listing, perf, env, env.fresh_dir(lab.id() + "-reference"));
+    if (!run.failure.empty()) {
+      t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
+    }
+    for (const auto& [variant, v] : run.variants) {
+      if (t.unavailable.empty() && !v.judgement.pass) {
+        t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
+                                    v.judgement.message);
+      }
+      if (v.time_ms) t.median_ms[variant] = *v.time_ms;
+    }
+  }
+  return env.store_reference(lab, std::move(t));
+}
+
 PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
                                   GradingEnvironment& env, std::string* could_not_grade) {
   PerformanceResult result;
@@ -74,7 +98,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     if (could_not_grade) *could_not_grade = result.note;
     return result;
   }
-  const ReferenceTiming& reference = env.reference_timing(lab, listing);
+  const ReferenceTiming& reference = reference_timing(lab, listing, env);
   if (!reference.unavailable.empty()) {
     result.note = reference.unavailable;
     if (could_not_grade) *could_not_grade = fmt::format("{} performance: {}", lab.id(), reference.unavailable);
