@@ -13,11 +13,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "convlab/atomic_file.hpp"
 #include "convlab/compare.hpp"
@@ -27,6 +29,7 @@
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/npy.hpp"
+#include "convlab/run_reasons.hpp"
 #include "convlab/runner.hpp"
 
 namespace convlab {
@@ -83,6 +86,7 @@ struct Result {
   std::string shape;
   Status status = Status::fail;
   std::string message;      // one line
+  std::vector<std::string> reasons;  // run_reasons.hpp tags of what this run did wrong
   std::string details;      // first mismatches, several lines
   std::optional<TimingStats> timing;
   double bytes = 0;         // one read of the inputs, one write of the output
@@ -91,15 +95,32 @@ struct Result {
 };
 
 Result failed_result(std::string case_id, std::string variant, std::string shape, Status status,
-                     std::string message) {
+                     std::string message, std::vector<std::string> reasons = {}) {
   Result r;
   r.case_id = std::move(case_id);
   r.variant = std::move(variant);
   r.shape = std::move(shape);
   r.status = status;
   r.message = std::move(message);
+  r.reasons = std::move(reasons);
   return r;
 }
+
+// The tag of a CUDA error: an illegal address has its own (the usual out-of-bounds read).
+std::vector<std::string> cuda_error_reasons(const CudaError& e) {
+  return {e.code() == cudaErrorIllegalAddress ? reason::kIllegalAddress : reason::kCudaError};
+}
+
+// What the memory checks of one run found: the message text and its tags.
+struct MemoryProblems {
+  std::string text;                  // empty when the run was clean
+  std::vector<std::string> reasons;  // kOutOfBoundsWrite, kWroteInput
+
+  void add(const std::string& problem, const char* tag) {
+    text += (text.empty() ? "" : "; ") + problem;
+    if (std::find(reasons.begin(), reasons.end(), tag) == reasons.end()) reasons.emplace_back(tag);
+  }
+};
 
 // Everything a run needs that does not depend on the problem: buffers to check and a
 // callback that downloads the output.
@@ -117,25 +138,25 @@ std::string flag_for(MaskSupport m) {
   return ks;
 }
 
-// Runs `launch` once and checks everything but the values. Returns an empty string when the
-// run was clean, else the reason it failed. Rethrows sticky CUDA errors.
+// Runs `launch` once and checks everything but the values. Returns nothing when the run was
+// clean, else what it did wrong. Rethrows sticky CUDA errors.
 template <class Launch>
-std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
+MemoryProblems run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
                                       const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs) {
   reset_not_implemented();
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::string problems;
+  MemoryProblems problems;
   for (const auto& [name, buf] : buffers) {
     const GuardReport g = buf->check_guards();
-    if (!g.clean()) problems += (problems.empty() ? "" : "; ") + g.describe(name);
+    if (!g.clean()) problems.add(g.describe(name), reason::kOutOfBoundsWrite);
   }
   for (const auto& [name, pair] : inputs) {
     const auto& [buf, host] = pair;
     std::vector<float> now(buf->size());
     buf->download(now.data());
     if (std::memcmp(now.data(), host->data(), buf->bytes()) != 0) {
-      problems += (problems.empty() ? "" : "; ") + fmt::format("the lab wrote into its input {}", name);
+      problems.add(fmt::format("the lab wrote into its input {}", name), reason::kWroteInput);
     }
   }
   return problems;
@@ -144,9 +165,12 @@ std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair
 void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& got,
                         const std::optional<Tensor<double>>& expected,
                         const std::function<Tensor<double>()>& abs_sum, std::size_t terms, Tolerance tol,
-                        const std::string& memory_problems) {
+                        const MemoryProblems& memory) {
   std::string ni_what;
   const bool not_impl = lab_reported_not_implemented(&ni_what);
+  const std::string& memory_problems = memory.text;
+  if (not_impl) r.reasons.emplace_back(reason::kNotImplemented);
+  r.reasons.insert(r.reasons.end(), memory.reasons.begin(), memory.reasons.end());
   if (!ctx.opt.check || !expected) {
     // Unchecked (the grader's children run this way and compare the output themselves), but a
     // stub still says so, and stray writes are still reported.
@@ -212,7 +236,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   P.fill_bytes(0xFF);
   const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
   auto launch = [&] { v.run(args); };
-  const std::string mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
+  const MemoryProblems mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
                                                     {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}});
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
   P.download(got.data());
@@ -244,7 +268,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   Y.fill_bytes(0xFF);
   const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
   auto launch = [&] { v.run(args); };
-  const std::string mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
+  const MemoryProblems mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
                                                     {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}});
   auto z = [](int d) { return static_cast<std::size_t>(d); };
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
@@ -283,7 +307,7 @@ void print_result(const Result& r, const std::string& lab_id, const RunContext& 
 
 json result_json(const Result& r, const RunContext& ctx) {
   json j = {{"case", r.case_id}, {"variant", r.variant}, {"shape", r.shape},
-            {"status", status_word(r.status)}, {"message", r.message},
+            {"status", status_word(r.status)}, {"message", r.message}, {"reasons", r.reasons},
             {"bytes", r.bytes}, {"flops", r.flops}};
   if (!r.details.empty()) j["first_mismatches"] = r.details;
   if (!r.output_file.empty()) j["output_file"] = r.output_file;
@@ -464,7 +488,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
               r = run_conv2d(c, v, ctx);
             } catch (const CudaError& e) {
               if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what());
+              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what(), cuda_error_reasons(e));
             }
             alarm(0);
             record(std::move(r));
@@ -479,7 +503,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
               r = run_layer(c, v, ctx);
             } catch (const CudaError& e) {
               if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what());
+              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what(), cuda_error_reasons(e));
             }
             alarm(0);
             record(std::move(r));
@@ -495,7 +519,9 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     alarm(0);
     fmt::print("CRASH {} {}\n      The CUDA context is unusable after this error; no further case can run "
                "in this process.\n", lab.id, e.what());
-    results.push_back(failed_result("(crash)", "-", "", Status::error, e.what()));
+    std::vector<std::string> tags{reason::kCrashed};
+    for (std::string& t : cuda_error_reasons(e)) tags.push_back(std::move(t));
+    results.push_back(failed_result("(crash)", "-", "", Status::error, e.what(), std::move(tags)));
     write_json_report(opt.json_path, lab, ctx, results);
     return kExitCrashed;
   }

@@ -39,17 +39,6 @@ Judgement judge_output(const std::filesystem::path& output, const Expectation& e
   return j;
 }
 
-std::vector<std::string> reasons_in_message(const std::string& message) {
-  std::vector<std::string> tags;
-  auto has = [&](const char* s) { return message.find(s) != std::string::npos; };
-  if (has("not implemented")) add_reason(tags, reason::kNotImplemented);
-  if (has("out-of-bounds write")) add_reason(tags, reason::kOutOfBoundsWrite);
-  if (has("wrote into its input")) add_reason(tags, reason::kWroteInput);
-  if (has("cudaErrorIllegalAddress") || has("illegal memory access")) add_reason(tags, reason::kIllegalAddress);
-  if (has("CUDA error") && !has("cudaErrorIllegalAddress")) add_reason(tags, reason::kCudaError);
-  return tags;
-}
-
 bool unsupported_device(const std::string& message) {
   for (const char* s : {"cudaErrorNoKernelImageForDevice", "cudaErrorUnsupportedPtxVersion", "cudaErrorInsufficientDriver",
                         "cudaErrorInvalidKernelImage", "cudaErrorUnsupportedDevSideSync"}) {

@@ -35,7 +35,7 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
     if (entry->status == "RAN" || entry->status == "PASS") {
       t.judgement = judge_output(output_file(report.output_dir, perf.info.name, v.name), expected, v.tolerance);
     } else {
-      t.judgement.reasons = reasons_in_message(entry->message);
+      t.judgement.reasons = entry->reasons;
       t.judgement.message = entry->message;
     }
     t.time_ms = entry->time_ms;
@@ -50,7 +50,7 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
   } else if (report.crashed()) {
     out.failure = fmt::format("crashed: {}", report.crash.value_or(report.process.describe()));
     out.reasons.push_back(reason::kCrashed);
-    for (const std::string& r : reasons_in_message(out.failure)) add_reason(out.reasons, r);
+    for (const std::string& r : report.crash_reasons) add_reason(out.reasons, r);
   } else if (!report.exited() || (report.process.exit_code != 0 && report.process.exit_code != 1)) {
     out.failure = fmt::format("{}: {}", report.process.describe(), report.process.output.substr(0, 400));
     out.reasons.push_back(reason::kRunnerError);
