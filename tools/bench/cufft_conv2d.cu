@@ -17,17 +17,11 @@
 #include "conv2d_peer.hpp"
 #include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 #include "device_fill.cuh"
 
 namespace convlab::bench {
 namespace {
-
-void cufft_check(cufftResult r, const char* call, int line) {
-  if (r != CUFFT_SUCCESS) {
-    throw std::runtime_error(fmt::format("{} failed at cufft_conv2d.cu:{}: cufftResult {}", call, line, static_cast<int>(r)));
-  }
-}
-#define CUFFT_CHECK(call) cufft_check((call), #call, __LINE__)
 
 /// The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7.
 int fft_size(int n) {
