@@ -130,14 +130,6 @@ struct RunContext {
   DeviceInfo device;
 };
 
-std::string flag_for(MaskSupport m) {
-  std::string ks;
-  for (int k = 1; k <= kMaxMaskWidth; ++k) {
-    if (m & (1u << k)) ks += (ks.empty() ? "" : ",") + std::to_string(k);
-  }
-  return ks;
-}
-
 // Runs `launch` once and checks everything but the values. Returns nothing when the run was
 // clean, else what it did wrong. Rethrows sticky CUDA errors.
 template <class Launch>
@@ -223,9 +215,9 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   r.shape = s.describe();
   r.bytes = 8.0 * static_cast<double>(s.pixels());
   r.flops = 2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.pixels());
-  if (!(v.masks & (1u << s.mask_width))) {
+  if (!v.masks.contains(s.mask_width)) {
     r.status = Status::skip;
-    r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, flag_for(v.masks));
+    r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, v.masks.to_string());
     return r;
   }
   DeviceBuffer<float> N(c.image.size());
@@ -364,11 +356,7 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
   json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", lab.id}, {"title", lab.title}};
   j["variants"] = json::array();
   for (const auto& v : lab.conv2d) {
-    json widths = json::array();
-    for (int k = 1; k <= kMaxMaskWidth; ++k) {
-      if (v.masks & (1u << k)) widths.push_back(k);
-    }
-    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", widths},
+    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", v.masks.widths()},
                              {"tolerance", tolerance_json(v.tolerance)}});
   }
   for (const auto& v : lab.conv_layer) {
@@ -401,7 +389,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   }
 
   if (opt.list) {
-    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, flag_for(v.masks));
+    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
     for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
     write_list_json(opt.json_path, lab);
     return kExitAllPassed;

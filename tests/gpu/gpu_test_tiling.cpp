@@ -27,7 +27,6 @@ namespace {
 
 using convlab::testing::kDatasets;
 const std::vector<std::string> kSolutions{"solution02", "solution03", "solution04", "solution05"};
-const std::vector<int> kOddMasks{1, 3, 5, 7, 9, 11, 13, 15, 17};
 
 /// A folder of our own under the temporary directory: tests may run in parallel under CTest.
 fs::path scratch(const std::string& what) {
@@ -55,7 +54,7 @@ std::vector<Conv2dSpec> tile_edge_specs() {
   static_assert(config::kLab05TileWidth == T, "the edge set assumes labs 03 and 05 share a tile width");
   std::vector<Conv2dSpec> specs;
   std::uint64_t seed = 9000;
-  for (const int k : kOddMasks) {
+  for (const int k : kOddMaskWidths.widths()) {
     const int o = config::kLab04InTile - k + 1;
     specs.push_back(spec(2 * o + 1, 2 * T + 1, k, ++seed, "lab 04: one row past two output tiles; lab 03/05: one column past two tiles"));
     specs.push_back(spec(T - 1, 3 * o - 1, k, ++seed, "lab 04: one column short of three output tiles; lab 03/05: one row short of a tile"));
@@ -94,7 +93,7 @@ TEST_CASE("gpu: solutions 02-05 pass a fresh random set, masks up to 17", "[gpu]
   const std::uint64_t seed = std::random_device{}();
   INFO("random set seed " << seed << " (regenerate with: grader datagen --seed " << seed << " --count 40 --out DIR)");
   const fs::path work = scratch("random");
-  const auto specs = random_conv2d_specs(seed, 40, 300, kOddMasks);
+  const auto specs = random_conv2d_specs(seed, 40, 300, kOddMaskWidths);
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
     expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));

@@ -25,6 +25,7 @@
 
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
 #include "convlab/npy.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/run_reasons.hpp"
@@ -96,8 +97,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   const std::vector<std::string> variants = split(o.variants);
-  std::vector<int> masks;
-  for (const std::string& m : split(o.masks)) masks.push_back(std::stoi(m));
+  const std::vector<int> masks = MaskWidths::parse(o.masks, kAllMaskWidths, "the fake lab").widths();
   if (o.list) {
     json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", "fake"}, {"title", "fake"}};
     for (const std::string& v : variants) {

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
+#include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
 namespace {
@@ -70,7 +72,8 @@ std::vector<LabMethod> lab_methods() {
 
 struct Options {
   std::vector<int> sizes{4096, 8192, 9216};
-  std::vector<int> masks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
+  // Every width some lab takes: 1..7 and odd 9..17 (each lab runs on the ones it takes).
+  convlab::MaskWidths masks = convlab::kRegisterTilingMaskWidths;
   int warmup = 3;
   int repeats = 20;
   std::size_t interior_samples = 100000;
@@ -91,7 +94,7 @@ class Bench {
     N.download(image.data());
     json rows = json::array();
     auto peers = opt_.no_peers ? std::vector<std::unique_ptr<bench::Conv2dPeer>>{} : bench::make_peers();
-    for (int K : opt_.masks) {
+    for (int K : opt_.masks.widths()) {
       const std::vector<float> mask = bench::random_mask(K);
       CUDA_CHECK(cudaMemcpy(M.data(), mask.data(), mask.size() * sizeof(float), cudaMemcpyHostToDevice));
       const auto t0 = std::chrono::steady_clock::now();
@@ -200,13 +203,21 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"conv2d_bench: every lab's 2D convolution against NPP, cuDNN and cuFFT, on the measured roofline"};
   app.add_option("--sizes", opt.sizes, "square image sizes")->delimiter(',')->check(CLI::Range(1, 32768));
-  app.add_option("--masks", opt.masks, "mask widths (2..7 and odd 9..17)")->delimiter(',')->check(CLI::Range(1, 17));
+  std::string masks = opt.masks.to_string();
+  app.add_option("--masks", masks, "mask widths, e.g. 3,7 (default 2..7 and odd 9..17)");
   app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 100));
   app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--samples", opt.interior_samples, "interior outputs checked against the reference, besides the edges");
   app.add_option("--json", opt.json_path, "write every measurement as JSON");
   app.add_flag("--no-peers", opt.no_peers, "time the labs only");
   CLI11_PARSE(app, argc, argv);
+  try {
+    opt.masks = convlab::MaskWidths::parse(masks, convlab::kRegisterTilingMaskWidths | convlab::kOddMaskWidths,
+                                           "a lab of the benchmark");
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "conv2d_bench: --masks: {}\n", e.what());
+    return 2;
+  }
 
   std::string why;
   const auto device = convlab::query_device(&why);

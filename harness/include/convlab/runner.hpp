@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convlab/compare.hpp"
+#include "convlab/mask_widths.hpp"
 
 namespace convlab {
 
@@ -27,20 +28,11 @@ enum RunnerExit : int {
   kExitTimeout = 5,      ///< a case ran past --timeout
 };
 
-/// Which mask widths K a variant accepts: bit K set means K is supported (1 ≤ K ≤ 17).
-using MaskSupport = std::uint32_t;
-/// Odd K from 1 to 17 (labs 01–05).
-inline constexpr MaskSupport kOddMasks = 0x2AAAAu;
-/// Lab 07: 2–7 (the paper's range) and odd 9–17 (the talk's range).
-inline constexpr MaskSupport kRegisterTilingMasks = 0x2AAFCu;
-/// Every K from 1 to 17.
-inline constexpr MaskSupport kAllMasks = 0x3FFFEu;
-
 /// One function of a conv2d lab.
 struct Conv2dVariant {
   std::string name;                 ///< e.g. "both_restrict"
   void (*run)(const Conv2dArgs&);   ///< the lab's function
-  MaskSupport masks = kOddMasks;             ///< mask widths it accepts; others are skipped
+  MaskWidths masks = kOddMaskWidths;         ///< mask widths it accepts; others are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
 };
 

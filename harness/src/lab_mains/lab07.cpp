@@ -7,10 +7,10 @@ convlab::LabDescription convlab::this_lab() {
   return {
     "lab07",
     "register tiling",
-    {{"register_tiled", lab07::conv2d_register_tiled, kRegisterTilingMasks},
-     {"shfl_filter", lab07::conv2d_shfl_filter, kRegisterTilingMasks},
-     {"constant_filter", lab07::conv2d_constant_filter, kRegisterTilingMasks},
-     {"shared_input", lab07::conv2d_shared_input, kRegisterTilingMasks}},
+    {{"register_tiled", lab07::conv2d_register_tiled, kRegisterTilingMaskWidths},
+     {"shfl_filter", lab07::conv2d_shfl_filter, kRegisterTilingMaskWidths},
+     {"constant_filter", lab07::conv2d_constant_filter, kRegisterTilingMaskWidths},
+     {"shared_input", lab07::conv2d_shared_input, kRegisterTilingMaskWidths}},
     {},
   };
 }
