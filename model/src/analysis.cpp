@@ -15,6 +15,7 @@
 
 #include "analysis_geometry.hpp"
 #include "convlab/lab_config.hpp"
+#include "convlab/lab_registry.hpp"
 
 namespace convlab::analysis {
 
@@ -164,12 +165,23 @@ Config untiled_config(int dims, int height, int width, int mask_width, int block
 
 std::optional<Config> config_for_lab(const std::string& lab, int height, int width, int mask_width) {
   using namespace convlab::config;
-  if (lab == "lab01" || lab == "lab02") {
-    return untiled_config(2, height, width, mask_width, kUntiledBlockX, kUntiledBlockY, lab == "lab01");
+  const labs::LabEntry* entry = labs::find_lab(lab);
+  if (!entry) return std::nullopt;
+  switch (entry->config) {  // the lab registry says which lab_config.hpp entry the lab launches with
+    case labs::LabConfig::untiled_global_mask:
+    case labs::LabConfig::untiled:
+      return untiled_config(2, height, width, mask_width, kUntiledBlockX, kUntiledBlockY,
+                            entry->config == labs::LabConfig::untiled_global_mask);
+    case labs::LabConfig::tiled_output:
+      return config_2d(Strategy::tiled1, height, width, mask_width, kLab03TileWidth);
+    case labs::LabConfig::tiled_input:
+      return config_2d(Strategy::tiled2, height, width, mask_width, kLab04InTile);
+    case labs::LabConfig::tiled_cached_halo:
+      return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
+    case labs::LabConfig::im2col:
+    case labs::LabConfig::register_tiling:
+      return std::nullopt;  // not in the analysis model
   }
-  if (lab == "lab03") return config_2d(Strategy::tiled1, height, width, mask_width, kLab03TileWidth);
-  if (lab == "lab04") return config_2d(Strategy::tiled2, height, width, mask_width, kLab04InTile);
-  if (lab == "lab05") return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
   return std::nullopt;
 }
 

@@ -25,6 +25,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv2d_check.hpp"
@@ -35,6 +36,7 @@
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
+#include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
@@ -44,30 +46,39 @@ using convlab::Conv2dArgs;
 using nlohmann::json;
 namespace bench = convlab::bench;
 
-// A lab solution's entry point and the mask widths it takes.
+// A lab solution's entry point, its names and the mask widths it takes (all from the lab
+// registry, so the methods are named as the runner and the grader name them).
 struct LabMethod {
   std::string lab;      // "lab03"
   std::string variant;  // "tiled_output"
   void (*run)(const Conv2dArgs&);
-  bool odd_only;
+  convlab::MaskWidths masks;
 };
 
 std::vector<LabMethod> lab_methods() {
   namespace c = convlab;
-  return {
-      {"lab01", "no_restrict", c::lab01::conv2d_no_restrict, true},
-      {"lab01", "mask_restrict", c::lab01::conv2d_mask_restrict, true},
-      {"lab01", "input_restrict", c::lab01::conv2d_input_restrict, true},
-      {"lab01", "both_restrict", c::lab01::conv2d_both_restrict, true},
-      {"lab02", "constant_mask", c::lab02::conv2d_constant_mask, true},
-      {"lab03", "tiled_output", c::lab03::conv2d_tiled_output, true},
-      {"lab04", "tiled_input", c::lab04::conv2d_tiled_input, true},
-      {"lab05", "tiled_cached_halo", c::lab05::conv2d_tiled_cached_halo, true},
-      {"lab07", "register_tiled", c::lab07::conv2d_register_tiled, false},
-      {"lab07", "shfl_filter", c::lab07::conv2d_shfl_filter, false},
-      {"lab07", "constant_filter", c::lab07::conv2d_constant_filter, false},
-      {"lab07", "shared_input", c::lab07::conv2d_shared_input, false},
+  using Fn = void (*)(const Conv2dArgs&);
+  // Each conv2d lab's solution functions, in the registry's variant order.
+  const std::vector<std::pair<int, std::vector<Fn>>> functions = {
+      {1, {c::lab01::conv2d_no_restrict, c::lab01::conv2d_mask_restrict, c::lab01::conv2d_input_restrict,
+           c::lab01::conv2d_both_restrict}},
+      {2, {c::lab02::conv2d_constant_mask}},
+      {3, {c::lab03::conv2d_tiled_output}},
+      {4, {c::lab04::conv2d_tiled_input}},
+      {5, {c::lab05::conv2d_tiled_cached_halo}},
+      {7, {c::lab07::conv2d_register_tiled, c::lab07::conv2d_shfl_filter, c::lab07::conv2d_constant_filter,
+           c::lab07::conv2d_shared_input}},
   };
+  std::vector<LabMethod> out;
+  for (const auto& [number, fns] : functions) {
+    const c::labs::LabEntry& lab = *c::labs::find_lab(number);
+    if (static_cast<int>(fns.size()) != lab.variant_count) {
+      throw std::logic_error(fmt::format("conv2d_bench: lab {} has {} variants in the registry, {} here",
+                                         lab.number_text(), lab.variant_count, fns.size()));
+    }
+    for (std::size_t i = 0; i < fns.size(); ++i) out.push_back({lab.executable(), lab.variants[i].name, fns[i], lab.mask_widths});
+  }
+  return out;
 }
 
 struct Options {
@@ -103,7 +114,7 @@ class Bench {
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       const Conv2dArgs args{N.data(), M.data(), P.data(), H, W, K};
       for (const LabMethod& m : lab_methods()) {
-        if (m.odd_only && K % 2 == 0) continue;
+        if (!m.masks.contains(K)) continue;
         rows.push_back(measure(m.lab + " " + m.variant, "lab", m.lab, "", [&] { m.run(args); }, nullptr, checker, P,
                                H, W, K, bench::Accuracy::direct, 0));
       }

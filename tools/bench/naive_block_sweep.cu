@@ -28,6 +28,7 @@
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   std::vector<int> masks;
   try {
-    masks = convlab::MaskWidths::parse(masks_text, convlab::kOddMaskWidths, "lab 01").widths();
+    masks = convlab::MaskWidths::parse(masks_text, convlab::labs::find_lab(1)->mask_widths, "lab 01").widths();
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "naive_block_sweep: --masks: {}\n", e.what());
     return 2;

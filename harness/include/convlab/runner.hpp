@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convlab/compare.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
 
 namespace convlab {
@@ -55,8 +56,16 @@ struct LabDescription {
 /// The runner's main. Returns one of RunnerExit.
 int run_lab(int argc, char** argv, const LabDescription& lab);
 
-/// The lab this executable runs; defined once per lab in harness/src/lab_mains/labNN.cpp.
+/// The lab this executable runs; defined once per lab in harness/src/lab_mains/labNN.cpp
+/// through describe_lab.
 LabDescription this_lab();
+
+/// The description of the registry's lab `lab` (lab_registry.hpp): its id, title, mask widths,
+/// tolerances and variant names, the names paired in order with `functions`.
+/// @throws std::logic_error when the number of functions differs from the registry's variants
+LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const Conv2dArgs&)>& functions);
+/// The same for a conv-layer lab.
+LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const ConvLayerArgs&)>& functions);
 
 /// True once a lab function called not_implemented() in this process.
 bool lab_reported_not_implemented(std::string* what = nullptr);

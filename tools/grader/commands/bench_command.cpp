@@ -34,6 +34,7 @@
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
@@ -217,7 +218,7 @@ int run_bench(BenchOptions o) {
     return kUsageError;
   }
   try {
-    sweep_masks = MaskWidths::parse(o.sweep_masks, kOddMaskWidths, "the naive kernel (lab 01)");
+    sweep_masks = MaskWidths::parse(o.sweep_masks, labs::find_lab(1)->mask_widths, "the naive kernel (lab 01)");
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "grader bench: --sweep-masks: {}\n", e.what());
     return kUsageError;
