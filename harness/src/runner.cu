@@ -180,6 +180,8 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
     r.message = fmt::format("not implemented ({}); {}", ni_what, cmp.summary());
     return;
   }
+  const std::vector<std::string> compared = reason::of_comparison(cmp);  // a stub's are no news
+  r.reasons.insert(r.reasons.end(), compared.begin(), compared.end());
   if (!memory_problems.empty()) {
     r.status = Status::fail;
     r.message = memory_problems + (cmp.ok() ? "" : "; " + cmp.summary());

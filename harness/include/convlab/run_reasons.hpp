@@ -8,7 +8,11 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "convlab/compare.hpp"
 
 namespace convlab::reason {
 
@@ -53,6 +57,18 @@ inline constexpr std::array<const char*, 18> kAll = {
     if (tag == t) return true;
   }
   return false;
+}
+
+/// The correctness tags of a comparison (compare.hpp): wrong shape, unwritten, not finite, out
+/// of tolerance, each once; none when it passed. The runner (when it checks) and the grader's
+/// judge both tag a comparison with this.
+inline std::vector<std::string> of_comparison(const CompareResult& cmp) {
+  std::vector<std::string> tags;
+  if (!cmp.shape_error.empty()) tags.emplace_back(kWrongShape);
+  if (cmp.unwritten > 0) tags.emplace_back(kUnwritten);
+  if (cmp.not_finite > 0) tags.emplace_back(kNotFinite);
+  if (cmp.bad > cmp.unwritten + cmp.not_finite) tags.emplace_back(kOutOfTolerance);
+  return tags;
 }
 
 }  // namespace convlab::reason

@@ -32,10 +32,7 @@ Judgement judge_output(const std::filesystem::path& output, const Expectation& e
   j.pass = cmp.ok();
   j.message = cmp.summary();
   j.details = cmp.details();
-  if (!cmp.shape_error.empty()) add_reason(j.reasons, reason::kWrongShape);
-  if (cmp.unwritten > 0) add_reason(j.reasons, reason::kUnwritten);
-  if (cmp.not_finite > 0) add_reason(j.reasons, reason::kNotFinite);
-  if (cmp.bad > cmp.unwritten + cmp.not_finite) add_reason(j.reasons, reason::kOutOfTolerance);
+  j.reasons = reason::of_comparison(cmp);
   return j;
 }
 
