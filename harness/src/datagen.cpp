@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <stdexcept>
 
 namespace convlab {
 namespace {
