@@ -23,6 +23,6 @@ TEST_CASE("ceil_div: zero items need zero tiles, one item needs one", "[ceil_div
 TEST_CASE("ceil_div: sizes past 2^53 stay exact (no detour through double)", "[ceil_div]") {
   const std::size_t big = (std::size_t{1} << 60) + 1;
   CHECK(ceil_div(big, std::size_t{256}) == (std::size_t{1} << 52) + 1);
-  static_assert(ceil_div(std::numeric_limits<int>::max() - 31, 32) ==
-                (std::numeric_limits<int>::max() - 31) / 32 + 1);
+  // The largest a for b = 32 (a + b must not overflow): 2^31 - 33 = 32·(2^26 - 2) + 31.
+  static_assert(ceil_div(std::numeric_limits<int>::max() - 32, 32) == (1 << 26) - 1);
 }

@@ -17,7 +17,7 @@
 
 namespace convlab {
 
-/// ⌈a/b⌉ for a ≥ 0 and b > 0 (integers of one type; the caller guarantees a + b - 1 does not
+/// ⌈a/b⌉ for a ≥ 0 and b > 0 (integers of one type; the caller guarantees that a + b does not
 /// overflow, as for every size in this project). ceil_div(0, b) = 0.
 template <typename T>
 [[nodiscard]] CONVLAB_HOST_DEVICE constexpr T ceil_div(T a, T b) {
