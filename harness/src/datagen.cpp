@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <stdexcept>
 
 namespace convlab {
 namespace {
@@ -120,8 +121,9 @@ std::vector<ConvLayerSpec> public_conv_layer_specs() {
   };
 }
 
-std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int max_side,
-                                            const std::vector<int>& mask_widths) {
+std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int max_side, MaskWidths masks) {
+  if (masks.empty()) throw std::invalid_argument("random_conv2d_specs: no mask width to draw from");
+  const std::vector<int> mask_widths = masks.widths();
   std::mt19937_64 rng(seed);
   std::vector<Conv2dSpec> specs;
   for (int i = 0; i < count; ++i) {

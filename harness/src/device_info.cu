@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
@@ -99,7 +100,7 @@ Ceilings measure_ceilings() {
   // The better of our kernel and the driver's own device-to-device copy: a ceiling should not
   // be lowered by a weak measuring kernel.
   const TimingStats kernel_copy = time_kernel([&] {
-    copy_float4<<<static_cast<unsigned>((n4 + 255) / 256), 256>>>(src.data(), dst.data(), n4);
+    copy_float4<<<static_cast<unsigned>(ceil_div(n4, std::size_t{256})), 256>>>(src.data(), dst.data(), n4);
     CUDA_CHECK(cudaGetLastError());
   }, opt);
   const TimingStats driver_copy = time_kernel([&] {

@@ -13,11 +13,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "convlab/atomic_file.hpp"
 #include "convlab/compare.hpp"
@@ -27,6 +29,7 @@
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/npy.hpp"
+#include "convlab/run_reasons.hpp"
 #include "convlab/runner.hpp"
 
 namespace convlab {
@@ -83,6 +86,7 @@ struct Result {
   std::string shape;
   Status status = Status::fail;
   std::string message;      // one line
+  std::vector<std::string> reasons;  // run_reasons.hpp tags of what this run did wrong
   std::string details;      // first mismatches, several lines
   std::optional<TimingStats> timing;
   double bytes = 0;         // one read of the inputs, one write of the output
@@ -91,15 +95,32 @@ struct Result {
 };
 
 Result failed_result(std::string case_id, std::string variant, std::string shape, Status status,
-                     std::string message) {
+                     std::string message, std::vector<std::string> reasons = {}) {
   Result r;
   r.case_id = std::move(case_id);
   r.variant = std::move(variant);
   r.shape = std::move(shape);
   r.status = status;
   r.message = std::move(message);
+  r.reasons = std::move(reasons);
   return r;
 }
+
+// The tag of a CUDA error: an illegal address has its own (the usual out-of-bounds read).
+std::vector<std::string> cuda_error_reasons(const CudaError& e) {
+  return {e.code() == cudaErrorIllegalAddress ? reason::kIllegalAddress : reason::kCudaError};
+}
+
+// What the memory checks of one run found: the message text and its tags.
+struct MemoryProblems {
+  std::string text;                  // empty when the run was clean
+  std::vector<std::string> reasons;  // kOutOfBoundsWrite, kWroteInput
+
+  void add(const std::string& problem, const char* tag) {
+    text += (text.empty() ? "" : "; ") + problem;
+    if (std::find(reasons.begin(), reasons.end(), tag) == reasons.end()) reasons.emplace_back(tag);
+  }
+};
 
 // Everything a run needs that does not depend on the problem: buffers to check and a
 // callback that downloads the output.
@@ -109,33 +130,25 @@ struct RunContext {
   DeviceInfo device;
 };
 
-std::string flag_for(MaskSupport m) {
-  std::string ks;
-  for (int k = 1; k <= kMaxMaskWidth; ++k) {
-    if (m & (1u << k)) ks += (ks.empty() ? "" : ",") + std::to_string(k);
-  }
-  return ks;
-}
-
-// Runs `launch` once and checks everything but the values. Returns an empty string when the
-// run was clean, else the reason it failed. Rethrows sticky CUDA errors.
+// Runs `launch` once and checks everything but the values. Returns nothing when the run was
+// clean, else what it did wrong. Rethrows sticky CUDA errors.
 template <class Launch>
-std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
+MemoryProblems run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
                                       const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs) {
   reset_not_implemented();
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::string problems;
+  MemoryProblems problems;
   for (const auto& [name, buf] : buffers) {
     const GuardReport g = buf->check_guards();
-    if (!g.clean()) problems += (problems.empty() ? "" : "; ") + g.describe(name);
+    if (!g.clean()) problems.add(g.describe(name), reason::kOutOfBoundsWrite);
   }
   for (const auto& [name, pair] : inputs) {
     const auto& [buf, host] = pair;
     std::vector<float> now(buf->size());
     buf->download(now.data());
     if (std::memcmp(now.data(), host->data(), buf->bytes()) != 0) {
-      problems += (problems.empty() ? "" : "; ") + fmt::format("the lab wrote into its input {}", name);
+      problems.add(fmt::format("the lab wrote into its input {}", name), reason::kWroteInput);
     }
   }
   return problems;
@@ -144,9 +157,12 @@ std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair
 void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& got,
                         const std::optional<Tensor<double>>& expected,
                         const std::function<Tensor<double>()>& abs_sum, std::size_t terms, Tolerance tol,
-                        const std::string& memory_problems) {
+                        const MemoryProblems& memory) {
   std::string ni_what;
   const bool not_impl = lab_reported_not_implemented(&ni_what);
+  const std::string& memory_problems = memory.text;
+  if (not_impl) r.reasons.emplace_back(reason::kNotImplemented);
+  r.reasons.insert(r.reasons.end(), memory.reasons.begin(), memory.reasons.end());
   if (!ctx.opt.check || !expected) {
     // Unchecked (the grader's children run this way and compare the output themselves), but a
     // stub still says so, and stray writes are still reported.
@@ -164,6 +180,8 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
     r.message = fmt::format("not implemented ({}); {}", ni_what, cmp.summary());
     return;
   }
+  const std::vector<std::string> compared = reason::of_comparison(cmp);  // a stub's are no news
+  r.reasons.insert(r.reasons.end(), compared.begin(), compared.end());
   if (!memory_problems.empty()) {
     r.status = Status::fail;
     r.message = memory_problems + (cmp.ok() ? "" : "; " + cmp.summary());
@@ -199,9 +217,9 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   r.shape = s.describe();
   r.bytes = 8.0 * static_cast<double>(s.pixels());
   r.flops = 2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.pixels());
-  if (!(v.masks & (1u << s.mask_width))) {
+  if (!v.masks.contains(s.mask_width)) {
     r.status = Status::skip;
-    r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, flag_for(v.masks));
+    r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, v.masks.to_string());
     return r;
   }
   DeviceBuffer<float> N(c.image.size());
@@ -212,7 +230,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   P.fill_bytes(0xFF);
   const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
   auto launch = [&] { v.run(args); };
-  const std::string mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
+  const MemoryProblems mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
                                                     {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}});
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
   P.download(got.data());
@@ -244,7 +262,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   Y.fill_bytes(0xFF);
   const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
   auto launch = [&] { v.run(args); };
-  const std::string mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
+  const MemoryProblems mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
                                                     {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}});
   auto z = [](int d) { return static_cast<std::size_t>(d); };
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
@@ -283,7 +301,7 @@ void print_result(const Result& r, const std::string& lab_id, const RunContext& 
 
 json result_json(const Result& r, const RunContext& ctx) {
   json j = {{"case", r.case_id}, {"variant", r.variant}, {"shape", r.shape},
-            {"status", status_word(r.status)}, {"message", r.message},
+            {"status", status_word(r.status)}, {"message", r.message}, {"reasons", r.reasons},
             {"bytes", r.bytes}, {"flops", r.flops}};
   if (!r.details.empty()) j["first_mismatches"] = r.details;
   if (!r.output_file.empty()) j["output_file"] = r.output_file;
@@ -340,11 +358,7 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
   json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", lab.id}, {"title", lab.title}};
   j["variants"] = json::array();
   for (const auto& v : lab.conv2d) {
-    json widths = json::array();
-    for (int k = 1; k <= kMaxMaskWidth; ++k) {
-      if (v.masks & (1u << k)) widths.push_back(k);
-    }
-    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", widths},
+    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", v.masks.widths()},
                              {"tolerance", tolerance_json(v.tolerance)}});
   }
   for (const auto& v : lab.conv_layer) {
@@ -377,7 +391,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   }
 
   if (opt.list) {
-    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, flag_for(v.masks));
+    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
     for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
     write_list_json(opt.json_path, lab);
     return kExitAllPassed;
@@ -464,7 +478,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
               r = run_conv2d(c, v, ctx);
             } catch (const CudaError& e) {
               if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what());
+              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what(), cuda_error_reasons(e));
             }
             alarm(0);
             record(std::move(r));
@@ -479,7 +493,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
               r = run_layer(c, v, ctx);
             } catch (const CudaError& e) {
               if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what());
+              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what(), cuda_error_reasons(e));
             }
             alarm(0);
             record(std::move(r));
@@ -495,7 +509,9 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     alarm(0);
     fmt::print("CRASH {} {}\n      The CUDA context is unusable after this error; no further case can run "
                "in this process.\n", lab.id, e.what());
-    results.push_back(failed_result("(crash)", "-", "", Status::error, e.what()));
+    std::vector<std::string> tags{reason::kCrashed};
+    for (std::string& t : cuda_error_reasons(e)) tags.push_back(std::move(t));
+    results.push_back(failed_result("(crash)", "-", "", Status::error, e.what(), std::move(tags)));
     write_json_report(opt.json_path, lab, ctx, results);
     return kExitCrashed;
   }

@@ -13,6 +13,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
@@ -56,7 +57,7 @@ void conv_layer_fused_gemm(const ConvLayerArgs& a) {
   const Geometry g = make_geometry(a.shape);
   if (a.shape.batch > 65535) throw std::invalid_argument("lab06 step 2: at most 65535 images (gridDim.z)");
   const dim3 block(TILE_WIDTH, TILE_WIDTH);
-  const dim3 grid((g.HoWo + TILE_WIDTH - 1) / TILE_WIDTH, (g.M + TILE_WIDTH - 1) / TILE_WIDTH, a.shape.batch);
+  const dim3 grid(ceil_div(g.HoWo, TILE_WIDTH), ceil_div(g.M, TILE_WIDTH), a.shape.batch);
   fused_gemm_kernel<<<grid, block>>>(a.X, a.W, a.Y, g);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -14,6 +14,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
@@ -79,7 +80,7 @@ register_tiled_kernel(const float* __restrict__ X, const float* __restrict__ Wt,
 
 template <int BM, int BN>
 void launch(const ConvLayerArgs& a, const Geometry& g) {
-  const dim3 grid((g.N + BN - 1) / BN, (g.M + BM - 1) / BM);
+  const dim3 grid(ceil_div(g.N, BN), ceil_div(g.M, BM));
   register_tiled_kernel<BM, BN><<<grid, (BM / TM) * (BN / TN)>>>(a.X, a.W, a.Y, g);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -20,6 +20,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/lab_api.cuh"
 
@@ -74,7 +75,7 @@ tiled_gemm_kernel(const float* __restrict__ A, const float* __restrict__ B, floa
 
 void launch_unroll(const ConvLayerArgs& a, const Geometry& g, float* x_unroll, int first_image, int images) {
   const int total = images * g.C * g.HoWo;
-  const int blocks = std::min((total + UNROLL_THREADS - 1) / UNROLL_THREADS, 65535);
+  const int blocks = std::min(ceil_div(total, UNROLL_THREADS), 65535);
   unroll_kernel<<<blocks, UNROLL_THREADS>>>(a.X, x_unroll, g, first_image, images);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -105,7 +106,7 @@ void conv_layer_unroll_gemm(const ConvLayerArgs& a) {
     const int images = std::min(chunk, a.shape.batch - b0);
     launch_unroll(a, g, x_unroll, b0, images);
     const dim3 block(TILE_WIDTH, TILE_WIDTH);
-    const dim3 grid((g.HoWo + TILE_WIDTH - 1) / TILE_WIDTH, (g.M + TILE_WIDTH - 1) / TILE_WIDTH, images);
+    const dim3 grid(ceil_div(g.HoWo, TILE_WIDTH), ceil_div(g.M, TILE_WIDTH), images);
     tiled_gemm_kernel<<<grid, block>>>(a.W, x_unroll, a.Y + b0 * y_per_image, g.M, g.Kdim, g.HoWo);
     CUDA_CHECK(cudaGetLastError());
   }

@@ -15,6 +15,7 @@
 
 #include "analysis_geometry.hpp"
 #include "convlab/lab_config.hpp"
+#include "convlab/lab_registry.hpp"
 
 namespace convlab::analysis {
 
@@ -111,8 +112,8 @@ int Config::out_tile_y() const {
   return strategy == Strategy::tiled2 ? tile_y - mask_y() + 1 : tile_y;
 }
 
-int Config::grid_x() const { return (width + out_tile_x() - 1) / out_tile_x(); }
-int Config::grid_y() const { return (height + out_tile_y() - 1) / out_tile_y(); }
+int Config::grid_x() const { return ceil_div(width, out_tile_x()); }
+int Config::grid_y() const { return ceil_div(height, out_tile_y()); }
 
 std::string Config::describe() const {
   std::string s = fmt::format("{} {}D ", strategy_name(strategy), dims);
@@ -164,12 +165,23 @@ Config untiled_config(int dims, int height, int width, int mask_width, int block
 
 std::optional<Config> config_for_lab(const std::string& lab, int height, int width, int mask_width) {
   using namespace convlab::config;
-  if (lab == "lab01" || lab == "lab02") {
-    return untiled_config(2, height, width, mask_width, kUntiledBlockX, kUntiledBlockY, lab == "lab01");
+  const labs::LabEntry* entry = labs::find_lab(lab);
+  if (!entry) return std::nullopt;
+  switch (entry->config) {  // the lab registry says which lab_config.hpp entry the lab launches with
+    case labs::LabConfig::untiled_global_mask:
+    case labs::LabConfig::untiled:
+      return untiled_config(2, height, width, mask_width, kUntiledBlockX, kUntiledBlockY,
+                            entry->config == labs::LabConfig::untiled_global_mask);
+    case labs::LabConfig::tiled_output:
+      return config_2d(Strategy::tiled1, height, width, mask_width, kLab03TileWidth);
+    case labs::LabConfig::tiled_input:
+      return config_2d(Strategy::tiled2, height, width, mask_width, kLab04InTile);
+    case labs::LabConfig::tiled_cached_halo:
+      return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
+    case labs::LabConfig::im2col:
+    case labs::LabConfig::register_tiling:
+      return std::nullopt;  // not in the analysis model
   }
-  if (lab == "lab03") return config_2d(Strategy::tiled1, height, width, mask_width, kLab03TileWidth);
-  if (lab == "lab04") return config_2d(Strategy::tiled2, height, width, mask_width, kLab04InTile);
-  if (lab == "lab05") return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
   return std::nullopt;
 }
 
@@ -335,7 +347,7 @@ BlockAnalysis analyze_windows(const Config& c, int bx, int by, const BlockWindow
 std::pair<Config, int> with_interior_block(Config c) {
   auto blocks_for = [](int out_tile, int k) {
     const int r = (k - 1) / 2;
-    return std::max(1, (r + out_tile - 1) / out_tile);  // first block whose footprint starts ≥ 0
+    return std::max(1, ceil_div(r, out_tile));  // first block whose footprint starts ≥ 0
   };
   const int b = std::max(blocks_for(c.out_tile_x(), c.mask_x()), blocks_for(c.out_tile_y(), c.mask_y()));
   c.width = (2 * b + 1) * c.out_tile_x() + c.mask_x();

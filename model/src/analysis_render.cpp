@@ -10,6 +10,7 @@
 #include <map>
 
 #include "convlab/analysis_tables.hpp"
+#include "convlab/markdown.hpp"
 
 namespace convlab::analysis {
 
@@ -77,22 +78,6 @@ std::size_t width(const std::string& s) {
 std::string pad(const std::string& s, std::size_t w, bool right) {
   const std::string fill(w > width(s) ? w - width(s) : 0, ' ');
   return right ? fill + s : s + fill;
-}
-
-// Text as Markdown shows it literally: '|' would end a cell, and '*', '`', '~', '[', ']', '<'
-// and '\' would start emphasis, code, strikethrough, links or HTML ("2*K^2 ... sqrt(2*67)"
-// rendered in italics without its stars). Each is escaped with a backslash. ('_' inside a word,
-// as in TILE_WIDTH, never starts emphasis, and the texts have no other.)
-std::string markdown_cell(std::string s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|' || ch == '*' || ch == '`' || ch == '~' || ch == '[' || ch == ']' || ch == '<' ||
-        ch == '\\') {
-      out += '\\';
-    }
-    out += ch;
-  }
-  return out;
 }
 
 std::string gpu_status(const GpuColumns& gpu) {

@@ -11,6 +11,7 @@
 //            K²-fold reuse of each input pixel, so DRAM sees the image about once.
 //
 // Shapes: N, P are height×width row-major; M is K×K row-major; all device pointers.
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 
@@ -82,7 +83,7 @@ using NaiveKernel = void (*)(const float*, const float*, float*, int, int, int);
 template <int BLOCK_X, int BLOCK_Y>
 void launch(NaiveKernel kernel, const Conv2dArgs& a) {
   const dim3 block(BLOCK_X, BLOCK_Y);
-  const dim3 grid((a.width + BLOCK_X - 1) / BLOCK_X, (a.height + BLOCK_Y - 1) / BLOCK_Y);
+  const dim3 grid(ceil_div(a.width, BLOCK_X), ceil_div(a.height, BLOCK_Y));
   kernel<<<grid, block>>>(a.N, a.M, a.P, a.height, a.width, a.mask_width);
   CUDA_CHECK(cudaGetLastError());
 }

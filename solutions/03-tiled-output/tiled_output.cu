@@ -16,6 +16,7 @@
 //
 // Shapes: N, P height×width row-major; mask K×K in constant memory (K odd, 1..17);
 //         block T×T; grid ⌈W/T⌉×⌈H/T⌉; shared tile (T+16)² floats, used as IN_TILE×IN_TILE.
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 
@@ -83,7 +84,7 @@ void conv2d_tiled_output(const Conv2dArgs& a) {
   CUDA_CHECK(cudaMemcpyToSymbolAsync(M_c, a.M, static_cast<size_t>(k) * k * sizeof(float), 0,
                                      cudaMemcpyDeviceToDevice));
   const dim3 block(TILE_WIDTH, TILE_WIDTH);
-  const dim3 grid((a.width + TILE_WIDTH - 1) / TILE_WIDTH, (a.height + TILE_WIDTH - 1) / TILE_WIDTH);
+  const dim3 grid(ceil_div(a.width, TILE_WIDTH), ceil_div(a.height, TILE_WIDTH));
   tiled_output_kernel<TILE_WIDTH><<<grid, block>>>(a.N, a.P, a.height, a.width, k);
   CUDA_CHECK(cudaGetLastError());
 }

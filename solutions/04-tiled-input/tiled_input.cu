@@ -24,6 +24,7 @@
 //
 // Shapes: N, P height×width row-major; mask K×K in constant memory (K odd, 1..17);
 //         block I×I; grid ⌈W/O⌉×⌈H/O⌉; shared tile I×I floats.
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 
@@ -81,7 +82,7 @@ void conv2d_tiled_input(const Conv2dArgs& a) {
   CUDA_CHECK(cudaMemcpyToSymbolAsync(M_c, a.M, static_cast<size_t>(k) * k * sizeof(float), 0,
                                      cudaMemcpyDeviceToDevice));
   const dim3 block(IN_TILE, IN_TILE);
-  const dim3 grid((a.width + out_tile - 1) / out_tile, (a.height + out_tile - 1) / out_tile);
+  const dim3 grid(ceil_div(a.width, out_tile), ceil_div(a.height, out_tile));
   tiled_input_kernel<IN_TILE><<<grid, block>>>(a.N, a.P, a.height, a.width, k);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -16,6 +16,7 @@
 #include <climits>
 #include <stdexcept>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
@@ -60,7 +61,7 @@ fused_gemm_kernel(const float* __restrict__ X, const float* __restrict__ Wt, flo
   const int KK = g.K * g.K;
 
   float sum = 0.0f;
-  for (int t = 0; t < (g.Kdim + TILE_WIDTH - 1) / TILE_WIDTH; ++t) {
+  for (int t = 0; t < ceil_div(g.Kdim, TILE_WIDTH); ++t) {
     const int ka = t * TILE_WIDTH + tx;
     As[ty][tx] = (row < g.M && ka < g.Kdim) ? Wt[row * g.Kdim + ka] : 0.0f;
 
@@ -90,7 +91,7 @@ void conv_layer_fused_gemm(const ConvLayerArgs& a) {
   const Geometry g = make_geometry(a.shape);
   if (a.shape.batch > 65535) throw std::invalid_argument("lab06 step 2: at most 65535 images (gridDim.z)");
   const dim3 block(TILE_WIDTH, TILE_WIDTH);
-  const dim3 grid((g.HoWo + TILE_WIDTH - 1) / TILE_WIDTH, (g.M + TILE_WIDTH - 1) / TILE_WIDTH, a.shape.batch);
+  const dim3 grid(ceil_div(g.HoWo, TILE_WIDTH), ceil_div(g.M, TILE_WIDTH), a.shape.batch);
   fused_gemm_kernel<<<grid, block>>>(a.X, a.W, a.Y, g);
   CUDA_CHECK(cudaGetLastError());
 }

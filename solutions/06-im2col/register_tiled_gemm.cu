@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "implicit_gemm.cuh"
 #include "lab06_extras.cuh"
@@ -109,7 +110,7 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
   const int m0 = blockIdx.y * BM;
   const int n0 = blockIdx.x * BN;
 
-  const int k_tiles = (g.Kdim + BK - 1) / BK;
+  const int k_tiles = ceil_div(g.Kdim, BK);
   const int kt_begin = blockIdx.z * k_tiles_per_split;
   const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
   if (kt_begin >= kt_end) return;  // an empty split (the host avoids them; harmless with atomics)
@@ -205,10 +206,10 @@ template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue>
 void launch_tile(const ConvLayerArgs& a, int splits, Epilogue epilogue) {
   constexpr int threads = (BM / 8) * (BN / 8);
   const Geometry g = gemm::make_geometry(a.shape, BK);
-  const int k_tiles = (g.Kdim + BK - 1) / BK;
+  const int k_tiles = ceil_div(g.Kdim, BK);
   splits = std::clamp(splits, 1, k_tiles);
-  const int per_split = (k_tiles + splits - 1) / splits;
-  splits = (k_tiles + per_split - 1) / per_split;  // no empty split
+  const int per_split = ceil_div(k_tiles, splits);
+  splits = ceil_div(k_tiles, per_split);  // no empty split
   if (splits > 1 && !Epilogue::linear) {
     throw std::invalid_argument("lab06: split-K needs a linear epilogue (bias + ReLU is not)");
   }
@@ -217,7 +218,7 @@ void launch_tile(const ConvLayerArgs& a, int splits, Epilogue epilogue) {
     CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
   }
   const bool vector_store = g.HoWo % 4 == 0 && reinterpret_cast<std::uintptr_t>(a.Y) % 16 == 0;
-  const dim3 grid((g.N + BN - 1) / BN, (g.M + BM - 1) / BM, splits);
+  const dim3 grid(ceil_div(g.N, BN), ceil_div(g.M, BM), splits);
   implicit_gemm_register_tiled<BM, BN, BK, STAGES, MIN_BLOCKS, Epilogue>
       <<<grid, threads>>>(a.X, a.W, a.Y, g, per_split, vector_store, epilogue);
   CUDA_CHECK(cudaGetLastError());
@@ -265,7 +266,7 @@ std::vector<RegisterTilePlan> register_tiled_tiles() {
 RegisterTilePlan register_tiled_plan(const ConvLayerShape& s, bool allow_split) {
   const Geometry g = gemm::make_geometry(s, kBK);
   const double sms = sm_count();
-  const int k_tiles = (g.Kdim + kBK - 1) / kBK;
+  const int k_tiles = ceil_div(g.Kdim, kBK);
   struct Tile {
     int bm, bn;
     double efficiency;

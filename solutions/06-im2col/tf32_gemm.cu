@@ -23,6 +23,7 @@
 
 #include <stdexcept>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "implicit_gemm.cuh"
 
@@ -82,7 +83,7 @@ implicit_gemm_tf32(const float* __restrict__ X, const float* __restrict__ Wt, fl
   const int warp_n = warp % 4;
   const int m0 = blockIdx.y * BM;
   const int n0 = blockIdx.x * BN;
-  const int k_tiles = (g.Kdim + BK - 1) / BK;
+  const int k_tiles = ceil_div(g.Kdim, BK);
 
   Loader load(g, m0, n0, 0);
   auto issue_slice = [&](int kt, int stage) { load.issue(kt, As[stage], Bs[stage], X, Wt, g); };
@@ -166,10 +167,10 @@ void conv_layer_tf32_tensor_core(const ConvLayerArgs& a) {
   const Geometry g = gemm::make_geometry(a.shape, kBK);
   constexpr int BN = 128;
   if (g.M <= 64) {
-    const dim3 grid((g.N + BN - 1) / BN, (g.M + 63) / 64);
+    const dim3 grid(ceil_div(g.N, BN), ceil_div(g.M, 64));
     implicit_gemm_tf32<64><<<grid, kThreads>>>(a.X, a.W, a.Y, g);
   } else {
-    const dim3 grid((g.N + BN - 1) / BN, (g.M + 127) / 128);
+    const dim3 grid(ceil_div(g.N, BN), ceil_div(g.M, 128));
     implicit_gemm_tf32<128><<<grid, kThreads>>>(a.X, a.W, a.Y, g);
   }
   CUDA_CHECK(cudaGetLastError());

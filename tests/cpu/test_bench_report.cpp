@@ -104,7 +104,7 @@ TEST_CASE("bench: the full report lists failures with their reason and escapes t
   const std::string md = bench_markdown(b);
   CHECK(md.find("# Benchmarks on Test GPU X — 2026-11-22") != std::string::npos);
   CHECK(md.find("| 3 | cuDNN | — | — | — | — | — | check failed: 3 outputs unwritten |") != std::string::npos);
-  CHECK(md.find("algo / x") != std::string::npos);  // '|' in a cell would break the table
+  CHECK(md.find("algo \\| x") != std::string::npos);  // '|' in a cell would break the table
   CHECK(md.find("missed in 2 cases") != std::string::npos);
   CHECK(md.find("Peer not in this run: NPP: not built.") != std::string::npos);
   CHECK(md.find("Not measured: conv_layer_bench ended with killed by signal 11") != std::string::npos);

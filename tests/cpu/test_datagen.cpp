@@ -78,8 +78,8 @@ TEST_CASE("datagen: the committed public set is byte-identical to a regeneration
 }
 
 TEST_CASE("datagen: random sets respect their ranges and are reproducible", "[datagen]") {
-  const auto a = random_conv2d_specs(5, 40, 50, {3, 5});
-  const auto b = random_conv2d_specs(5, 40, 50, {3, 5});
+  const auto a = random_conv2d_specs(5, 40, 50, MaskWidths::of({3, 5}));
+  const auto b = random_conv2d_specs(5, 40, 50, MaskWidths::of({3, 5}));
   REQUIRE(a.size() == 40);
   std::set<std::string> names;
   for (std::size_t i = 0; i < a.size(); ++i) {

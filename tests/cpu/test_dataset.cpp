@@ -6,6 +6,7 @@
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/npy.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 namespace fs = std::filesystem;
@@ -21,7 +22,7 @@ fs::path fresh_dir(const std::string& name) {
 
 void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::trunc) << s; }
 
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kDatasets;
 
 }  // namespace
 

@@ -100,6 +100,21 @@ TEST_CASE("grader: unwritten outputs, stubs and guard-band hits are named", "[gr
   }
 }
 
+TEST_CASE("grader: the runner's reason tags decide, never the words of its message", "[grader]") {
+  TempDir tmp("grade-tags");
+  SECTION("the tag 'wrote into input' under a message about an out-of-bounds write") {
+    const LabResult l = grade_fake(tmp, "--fake tag-not-prose --fake-case k5_16x16").lab;
+    CHECK(l.correctness.passed == 2);
+    CHECK(l.reasons == std::vector<std::string>{reason::kWroteInput});
+  }
+  SECTION("a message naming problems with no tag is a runner error, not those problems") {
+    const LabResult l = grade_fake(tmp, "--fake prose-not-tag --fake-case k5_16x16").lab;
+    CHECK(l.correctness.passed == 2);
+    CHECK(l.reasons == std::vector<std::string>{reason::kRunnerError});
+    CHECK_THAT(l.correctness.failures.at(0).message, Catch::Contains("wrote into its input"));
+  }
+}
+
 TEST_CASE("grader: a crash fails its case and a fresh process runs the rest", "[grader]") {
   TempDir tmp("grade-crash");
   const LabResult l = grade_fake(tmp, "--fake crash --fake-case k3_7x9").lab;

@@ -71,7 +71,7 @@ TEST_CASE("lab07: every compiled-in default is valid and the defaults cover exac
     CHECK(c.check().empty());
     ks.push_back(c.mask_width);
   }
-  CHECK(ks == supported_mask_widths());
+  CHECK(ks == supported_mask_widths().widths());
   CHECK(default_config(17) != nullptr);
   CHECK(default_config(1) == nullptr);
   CHECK(default_config(8) == nullptr);
@@ -242,8 +242,9 @@ TEST_CASE("lab07: the tuner's search space", "[lab07][tune]") {
   CHECK(baseline_config(5).out_x == 1);
   CHECK(baseline_config(5).out_y == 1);
 
-  CHECK(parse_mask_list("all") == supported_mask_widths());
-  CHECK(parse_mask_list("17,3,3") == std::vector<int>{17, 3});
+  CHECK(parse_mask_list("all") == supported_mask_widths().widths());
+  CHECK(parse_mask_list("17,3") == std::vector<int>{3, 17});
+  CHECK_THROWS_WITH(parse_mask_list("17,3,3"), Catch::Contains("mask width 3 is given twice"));
   CHECK_THROWS_WITH(parse_mask_list("3,x"), Catch::Contains("'x' is not a mask width"));
   CHECK_THROWS_WITH(parse_mask_list("3,8"), Catch::Contains("mask width 8"));
   CHECK_THROWS_WITH(parse_mask_list("3,"), Catch::Contains("is not a mask width"));

@@ -16,6 +16,7 @@
 #include "commands/commands.hpp"
 #include "engine/lab_catalog.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab::grader;
 using namespace std::chrono_literals;
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
+using convlab::testing::kBin;
 const fs::path kSource = CONVLAB_SOURCE_DIR;
 const fs::path kWrong = kSource / "tests" / "fixtures" / "wrong_submissions";
 

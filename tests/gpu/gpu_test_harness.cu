@@ -8,10 +8,14 @@
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
+#include "convlab/library_check.hpp"
 
 using namespace convlab;
 
 namespace {
+
+// A cuFFT call that fails without touching the library (the check needs only cufft.h).
+cufftResult plan_that_fails() { return CUFFT_INVALID_PLAN; }
 
 __global__ void write_at(float* p, long offset, float v) { p[offset] = v; }
 
@@ -37,6 +41,22 @@ TEST_CASE("gpu: CUDA_CHECK names the call, the file and the line", "[gpu][harnes
     CHECK_FALSE(e.sticky());
   }
   cudaGetLastError();
+}
+
+TEST_CASE("gpu: a CUDA library's check names the library, the call, the file and line and its error", "[gpu][harness]") {
+  const int line = __LINE__ + 2;
+  try {
+    CUFFT_CHECK(plan_that_fails());
+    FAIL("no exception");
+  } catch (const LibraryError& e) {
+    const std::string what = e.what();
+    CHECK(std::string(e.library()) == "cuFFT");
+    CHECK(e.code() == static_cast<int>(CUFFT_INVALID_PLAN));
+    CHECK_THAT(what, Catch::StartsWith("cuFFT error: plan_that_fails() failed at "));
+    CHECK_THAT(what, Catch::Contains("gpu_test_harness.cu:" + std::to_string(line)));
+    CHECK_THAT(what, Catch::EndsWith(": CUFFT_INVALID_PLAN (1)"));
+  }
+  CHECK_NOTHROW(CUFFT_CHECK(CUFFT_SUCCESS));
 }
 
 TEST_CASE("gpu: guard bands catch writes just outside a buffer", "[gpu][harness]") {

@@ -28,6 +28,7 @@
 
 #ifdef CONVLAB_HAVE_LAB06_SOLUTION
 #include "lab06_extras.cuh"
+#include "test_paths.hpp"
 #endif
 
 using namespace convlab;
@@ -36,8 +37,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kDatasets;
 constexpr int kVariants = 4;  // unroll_gemm, fused_gemm, register_tiled, tf32_tensor_core
 
 // Every case of lab 06 takes every variant: no SKIP is expected.

@@ -23,6 +23,7 @@
 #include "convlab/device_info.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using convlab::testing::LabRun;
@@ -33,9 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
-const std::vector<int> kMasks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
+using convlab::testing::kBin;
+using convlab::testing::kDatasets;
+const std::vector<int> kMasks = kRegisterTilingMaskWidths.widths();
 const std::vector<std::string> kVariantNames{"register_tiled", "shfl_filter", "constant_filter", "shared_input"};
 
 bool supported(int k) { return std::find(kMasks.begin(), kMasks.end(), k) != kMasks.end(); }
@@ -61,7 +62,7 @@ class ScopedEnv {
 
 /// A random set with every supported K, plus the edge sizes of each K.
 std::vector<Conv2dSpec> lab07_specs(std::uint64_t seed, int random_count, int max_side) {
-  std::vector<Conv2dSpec> specs = random_conv2d_specs(seed, random_count, max_side, kMasks);
+  std::vector<Conv2dSpec> specs = random_conv2d_specs(seed, random_count, max_side, kRegisterTilingMaskWidths);
   std::mt19937_64 rng(seed);
   const std::pair<int, int> edges[] = {{1, 1}, {2, 3}, {5, 128}, {67, 64}, {33, 130}, {41, 7}, {3, 1000}};
   for (const int k : kMasks) {

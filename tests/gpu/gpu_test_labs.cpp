@@ -12,6 +12,7 @@
 #include "convlab/datagen.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using convlab::testing::LabRun;
@@ -22,8 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kBin;
+using convlab::testing::kDatasets;
 
 int count_cases(const fs::path& root, bool odd_only) {
   int n = 0;
@@ -49,7 +50,7 @@ TEST_CASE("gpu: solution01 passes a fresh random set", "[gpu][lab01]") {
   INFO("random set seed " << seed << " (regenerate with: grader datagen --seed " << seed << " --count 40 --out DIR)");
   const fs::path dir = fs::temp_directory_path() / "convlab-gpu-random";
   fs::remove_all(dir);
-  const auto specs = random_conv2d_specs(seed, 40, 300, {1, 3, 5, 7, 9, 11, 13, 15, 17});
+  const auto specs = random_conv2d_specs(seed, 40, 300, kOddMaskWidths);
   for (const Conv2dSpec& s : specs) write_case(dir / "conv2d" / s.name, generate_case(s));
   const LabRun r = run_lab("solution01", dir / "conv2d", {"--no-time"});
   expect_all_pass(r, 4 * static_cast<int>(specs.size()));

@@ -12,6 +12,7 @@
 #include "convlab/datagen.hpp"
 #include "engine/ncu_profile.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using namespace std::chrono_literals;
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
+using convlab::testing::kBin;
 
 struct LabKernel {
   const char* lab;

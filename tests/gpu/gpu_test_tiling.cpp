@@ -17,6 +17,7 @@
 #include "convlab/lab_config.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
+#include "test_paths.hpp"
 
 using namespace convlab;
 using namespace std::chrono_literals;
@@ -24,10 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kBin = CONVLAB_BIN_DIR;
-const fs::path kDatasets = fs::path(CONVLAB_SOURCE_DIR) / "datasets";
+using convlab::testing::kDatasets;
 const std::vector<std::string> kSolutions{"solution02", "solution03", "solution04", "solution05"};
-const std::vector<int> kOddMasks{1, 3, 5, 7, 9, 11, 13, 15, 17};
 
 /// A folder of our own under the temporary directory: tests may run in parallel under CTest.
 fs::path scratch(const std::string& what) {
@@ -35,15 +34,6 @@ fs::path scratch(const std::string& what) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-/// Runs `exe` on `cases` (--no-time: these are correctness runs) and checks that it exits 0
-/// and that every case it runs passes; `expected_passes` counts the cases with odd K.
-void expect_all_pass(const std::string& exe, const fs::path& cases, int expected_passes) {
-  INFO(exe << " on " << cases.string());
-  const testing::LabRun r = testing::run_lab(exe, cases, {"--no-time"}, 600s);
-  INFO(exe << " " << r.process.describe());
-  testing::expect_all_pass(r, expected_passes);
 }
 
 int count_odd_cases(const fs::path& root) {
@@ -64,7 +54,7 @@ std::vector<Conv2dSpec> tile_edge_specs() {
   static_assert(config::kLab05TileWidth == T, "the edge set assumes labs 03 and 05 share a tile width");
   std::vector<Conv2dSpec> specs;
   std::uint64_t seed = 9000;
-  for (const int k : kOddMasks) {
+  for (const int k : kOddMaskWidths.widths()) {
     const int o = config::kLab04InTile - k + 1;
     specs.push_back(spec(2 * o + 1, 2 * T + 1, k, ++seed, "lab 04: one row past two output tiles; lab 03/05: one column past two tiles"));
     specs.push_back(spec(T - 1, 3 * o - 1, k, ++seed, "lab 04: one column short of three output tiles; lab 03/05: one row short of a tile"));
@@ -82,7 +72,11 @@ std::vector<Conv2dSpec> tile_edge_specs() {
 TEST_CASE("gpu: solutions 02-05 pass every public conv2d case with odd K", "[gpu][lab02][lab03][lab04][lab05]") {
   const int expected = count_odd_cases(kDatasets / "conv2d");
   REQUIRE(expected > 0);
-  for (const std::string& exe : kSolutions) expect_all_pass(exe, kDatasets / "conv2d", expected);
+  // --no-time: correctness runs; `expected` counts the cases with odd K (even K is SKIP).
+  for (const std::string& exe : kSolutions) {
+    INFO(exe << " on " << (kDatasets / "conv2d").string());
+    testing::expect_all_pass(testing::run_lab(exe, kDatasets / "conv2d", {"--no-time"}, 600s), expected);
+  }
 }
 
 TEST_CASE("gpu: solutions 02-05 pass every odd K on both sides of their tile edges", "[gpu][lab02][lab03][lab04][lab05]") {
@@ -99,7 +93,7 @@ TEST_CASE("gpu: solutions 02-05 pass a fresh random set, masks up to 17", "[gpu]
   const std::uint64_t seed = std::random_device{}();
   INFO("random set seed " << seed << " (regenerate with: grader datagen --seed " << seed << " --count 40 --out DIR)");
   const fs::path work = scratch("random");
-  const auto specs = random_conv2d_specs(seed, 40, 300, kOddMasks);
+  const auto specs = random_conv2d_specs(seed, 40, 300, kOddMaskWidths);
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
     expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));

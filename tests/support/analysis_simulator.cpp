@@ -6,12 +6,12 @@
 // if they disagree the warp diverges there.
 #include "analysis_simulator.hpp"
 
-#include <set>
-#include <tuple>
-
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
+
+#include "convlab/ceil_div.hpp"
 
 namespace convlab::testing {
 
@@ -263,7 +263,7 @@ SimResult simulate_block(const Config& c, int bx, int by, const std::vector<doub
   SimResult r = std::move(k.res);
   r.counts.blocks = 1;
   r.counts.threads = c.threads_per_block();
-  r.counts.warps = (r.counts.threads + analysis::kWarpSize - 1) / analysis::kWarpSize;
+  r.counts.warps = ceil_div(r.counts.threads, static_cast<long long>(analysis::kWarpSize));
   k.log.count(r.counts.divergent_warps_load, r.counts.divergent_warps_compute,
               r.counts.divergent_warps_any);
   r.interior = !k.ghost_seen &&

@@ -1,7 +1,10 @@
 // A stand-in for a lab runner (`labNN`), for the grader's CPU tests: it speaks the runner's
 // command line and writes the same JSON and .npy files, computing outputs with the CPU
 // reference, and misbehaves on request the way real labs do (wrong values, unwritten outputs,
-// a guard-band hit, a crash, a hang, a segfault, peeking at expected.npy, a slow time).
+// a guard-band hit, a crash, a hang, a segfault, peeking at expected.npy, a slow time), with
+// the runner's reason tags. Two modes separate the tags from the prose, as no real lab can:
+// `tag-not-prose` (the tag "wrote into input" under a message that speaks of another problem)
+// and `prose-not-tag` (a message that names problems, with no tag).
 //
 //   fake_lab CASES... [runner flags] --fake MODE [--fake-case NAME] [--fake-time-ms T]
 //            [--fake-variants a,b] [--fake-problem conv2d|conv_layer] [--fake-masks 1,3,5]
@@ -22,8 +25,10 @@
 
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
 #include "convlab/npy.hpp"
 #include "convlab/reference.hpp"
+#include "convlab/run_reasons.hpp"
 
 using namespace convlab;
 using nlohmann::json;
@@ -92,8 +97,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   const std::vector<std::string> variants = split(o.variants);
-  std::vector<int> masks;
-  for (const std::string& m : split(o.masks)) masks.push_back(std::stoi(m));
+  const std::vector<int> masks = MaskWidths::parse(o.masks, kAllMaskWidths, "the fake lab").widths();
   if (o.list) {
     json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", "fake"}, {"title", "fake"}};
     for (const std::string& v : variants) {
@@ -145,7 +149,7 @@ int main(int argc, char** argv) {
         continue;
       }
       json r = {{"case", info.id()}, {"variant", v}, {"shape", ""}, {"status", "RAN"},
-                {"message", "not checked (no expected output)"}};
+                {"message", "not checked (no expected output)"}, {"reasons", json::array()}};
       if (info.problem == Problem::conv2d && std::find(masks.begin(), masks.end(), k) == masks.end()) {
         r["status"] = "SKIP";
         r["message"] = fmt::format("mask width {} not supported by this lab", k);
@@ -161,13 +165,24 @@ int main(int argc, char** argv) {
         out = poisoned(shape);
         r["status"] = "FAIL";
         r["message"] = "not implemented (fake: still the stub)";
+        r["reasons"] = {reason::kNotImplemented};
       } else if (mode == "guard") {
         r["status"] = "FAIL";
         r["message"] = "out-of-bounds write: 0 element(s) written just before P and 1 just after it (first at element offset 35)";
+        r["reasons"] = {reason::kOutOfBoundsWrite};
+      } else if (mode == "tag-not-prose") {
+        r["status"] = "FAIL";
+        r["message"] = "out-of-bounds write (not really: the tag says what happened)";
+        r["reasons"] = {reason::kWroteInput};
+      } else if (mode == "prose-not-tag") {
+        r["status"] = "FAIL";
+        r["message"] = "the lab wrote into its input N; not implemented; CUDA error (cudaErrorIllegalAddress)";
+        r["reasons"] = json::array();
       } else if (mode == "crash") {
         report["results"].push_back({{"case", "(crash)"}, {"variant", "-"}, {"status", "ERROR"},
                                      {"message", "CUDA error: cudaDeviceSynchronize() failed at runner.cu:1: an illegal memory "
-                                                 "access was encountered (cudaErrorIllegalAddress)"}});
+                                                 "access was encountered (cudaErrorIllegalAddress)"},
+                                     {"reasons", {reason::kCrashed, reason::kIllegalAddress}}});
         report["finished"] = true;
         write_json(o.json_path, report);
         fmt::print("CRASH fake: an illegal memory access was encountered\n");

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <fstream>
 
+#include "test_paths.hpp"
+
 namespace convlab::testing {
 namespace fs = std::filesystem;
 
@@ -17,7 +19,7 @@ LabRun run_lab(const std::string& exe, const fs::path& cases, const std::vector<
   static std::atomic<int> calls{0};
   const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-{}-{}-{}.json", exe, ::getpid(), calls++);
   fs::remove(json);
-  std::vector<std::string> argv{(fs::path(CONVLAB_BIN_DIR) / exe).string(), cases.string(), "--json", json.string(),
+  std::vector<std::string> argv{(kBin / exe).string(), cases.string(), "--json", json.string(),
                                 "--quiet"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   LabRun r;

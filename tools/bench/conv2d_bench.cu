@@ -23,7 +23,9 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv2d_check.hpp"
@@ -34,6 +36,8 @@
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
+#include "convlab/lab_registry.hpp"
+#include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
 namespace {
@@ -42,35 +46,45 @@ using convlab::Conv2dArgs;
 using nlohmann::json;
 namespace bench = convlab::bench;
 
-// A lab solution's entry point and the mask widths it takes.
+// A lab solution's entry point, its names and the mask widths it takes (all from the lab
+// registry, so the methods are named as the runner and the grader name them).
 struct LabMethod {
   std::string lab;      // "lab03"
   std::string variant;  // "tiled_output"
   void (*run)(const Conv2dArgs&);
-  bool odd_only;
+  convlab::MaskWidths masks;
 };
 
 std::vector<LabMethod> lab_methods() {
   namespace c = convlab;
-  return {
-      {"lab01", "no_restrict", c::lab01::conv2d_no_restrict, true},
-      {"lab01", "mask_restrict", c::lab01::conv2d_mask_restrict, true},
-      {"lab01", "input_restrict", c::lab01::conv2d_input_restrict, true},
-      {"lab01", "both_restrict", c::lab01::conv2d_both_restrict, true},
-      {"lab02", "constant_mask", c::lab02::conv2d_constant_mask, true},
-      {"lab03", "tiled_output", c::lab03::conv2d_tiled_output, true},
-      {"lab04", "tiled_input", c::lab04::conv2d_tiled_input, true},
-      {"lab05", "tiled_cached_halo", c::lab05::conv2d_tiled_cached_halo, true},
-      {"lab07", "register_tiled", c::lab07::conv2d_register_tiled, false},
-      {"lab07", "shfl_filter", c::lab07::conv2d_shfl_filter, false},
-      {"lab07", "constant_filter", c::lab07::conv2d_constant_filter, false},
-      {"lab07", "shared_input", c::lab07::conv2d_shared_input, false},
+  using Fn = void (*)(const Conv2dArgs&);
+  // Each conv2d lab's solution functions, in the registry's variant order.
+  const std::vector<std::pair<int, std::vector<Fn>>> functions = {
+      {1, {c::lab01::conv2d_no_restrict, c::lab01::conv2d_mask_restrict, c::lab01::conv2d_input_restrict,
+           c::lab01::conv2d_both_restrict}},
+      {2, {c::lab02::conv2d_constant_mask}},
+      {3, {c::lab03::conv2d_tiled_output}},
+      {4, {c::lab04::conv2d_tiled_input}},
+      {5, {c::lab05::conv2d_tiled_cached_halo}},
+      {7, {c::lab07::conv2d_register_tiled, c::lab07::conv2d_shfl_filter, c::lab07::conv2d_constant_filter,
+           c::lab07::conv2d_shared_input}},
   };
+  std::vector<LabMethod> out;
+  for (const auto& [number, fns] : functions) {
+    const c::labs::LabEntry& lab = *c::labs::find_lab(number);
+    if (static_cast<int>(fns.size()) != lab.variant_count) {
+      throw std::logic_error(fmt::format("conv2d_bench: lab {} has {} variants in the registry, {} here",
+                                         lab.number_text(), lab.variant_count, fns.size()));
+    }
+    for (std::size_t i = 0; i < fns.size(); ++i) out.push_back({lab.executable(), lab.variants[i].name, fns[i], lab.mask_widths});
+  }
+  return out;
 }
 
 struct Options {
   std::vector<int> sizes{4096, 8192, 9216};
-  std::vector<int> masks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
+  // Every width some lab takes: 1..7 and odd 9..17 (each lab runs on the ones it takes).
+  convlab::MaskWidths masks = convlab::kRegisterTilingMaskWidths;
   int warmup = 3;
   int repeats = 20;
   std::size_t interior_samples = 100000;
@@ -91,7 +105,7 @@ class Bench {
     N.download(image.data());
     json rows = json::array();
     auto peers = opt_.no_peers ? std::vector<std::unique_ptr<bench::Conv2dPeer>>{} : bench::make_peers();
-    for (int K : opt_.masks) {
+    for (int K : opt_.masks.widths()) {
       const std::vector<float> mask = bench::random_mask(K);
       CUDA_CHECK(cudaMemcpy(M.data(), mask.data(), mask.size() * sizeof(float), cudaMemcpyHostToDevice));
       const auto t0 = std::chrono::steady_clock::now();
@@ -100,7 +114,7 @@ class Bench {
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       const Conv2dArgs args{N.data(), M.data(), P.data(), H, W, K};
       for (const LabMethod& m : lab_methods()) {
-        if (m.odd_only && K % 2 == 0) continue;
+        if (!m.masks.contains(K)) continue;
         rows.push_back(measure(m.lab + " " + m.variant, "lab", m.lab, "", [&] { m.run(args); }, nullptr, checker, P,
                                H, W, K, bench::Accuracy::direct, 0));
       }
@@ -200,13 +214,21 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"conv2d_bench: every lab's 2D convolution against NPP, cuDNN and cuFFT, on the measured roofline"};
   app.add_option("--sizes", opt.sizes, "square image sizes")->delimiter(',')->check(CLI::Range(1, 32768));
-  app.add_option("--masks", opt.masks, "mask widths (2..7 and odd 9..17)")->delimiter(',')->check(CLI::Range(1, 17));
+  std::string masks = opt.masks.to_string();
+  app.add_option("--masks", masks, "mask widths, e.g. 3,7 (default 2..7 and odd 9..17)");
   app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 100));
   app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--samples", opt.interior_samples, "interior outputs checked against the reference, besides the edges");
   app.add_option("--json", opt.json_path, "write every measurement as JSON");
   app.add_flag("--no-peers", opt.no_peers, "time the labs only");
   CLI11_PARSE(app, argc, argv);
+  try {
+    opt.masks = convlab::MaskWidths::parse(masks, convlab::kRegisterTilingMaskWidths | convlab::kOddMaskWidths,
+                                           "a lab of the benchmark");
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "conv2d_bench: --masks: {}\n", e.what());
+    return 2;
+  }
 
   std::string why;
   const auto device = convlab::query_device(&why);

@@ -40,6 +40,7 @@
 
 #include "convlab/atomic_file.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
@@ -100,16 +101,6 @@ __global__ void bias_relu_pass(float* Y, const float* bias, int M, int HoWo, std
     Y[i] = fmaxf(Y[i] + bias[(i / HoWo) % M], 0.0f);
   }
 }
-
-// ---- cuBLAS ----------------------------------------------------------------------------------
-
-void cublas_check(cublasStatus_t s, const char* call, int line) {
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    throw std::runtime_error(fmt::format("{} failed at conv_layer_bench.cu:{}: status {}", call, line,
-                                         static_cast<int>(s)));
-  }
-}
-#define CUBLAS_CHECK(call) cublas_check((call), #call, __LINE__)
 
 // ---- The benchmark ---------------------------------------------------------------------------
 

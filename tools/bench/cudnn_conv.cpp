@@ -10,16 +10,10 @@
 #include <stdexcept>
 
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 
 namespace convlab::bench {
 namespace {
-
-void cudnn_check(cudnnStatus_t s, const char* call, int line) {
-  if (s != CUDNN_STATUS_SUCCESS) {
-    throw std::runtime_error(fmt::format("{} failed at cudnn_conv.cpp:{}: {}", call, line, cudnnGetErrorString(s)));
-  }
-}
-#define CUDNN_CHECK(call) cudnn_check((call), #call, __LINE__)
 
 const char* algo_text(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {

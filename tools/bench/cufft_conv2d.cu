@@ -15,18 +15,13 @@
 #include <stdexcept>
 
 #include "conv2d_peer.hpp"
+#include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 #include "device_fill.cuh"
 
 namespace convlab::bench {
 namespace {
-
-void cufft_check(cufftResult r, const char* call, int line) {
-  if (r != CUFFT_SUCCESS) {
-    throw std::runtime_error(fmt::format("{} failed at cufft_conv2d.cu:{}: cufftResult {}", call, line, static_cast<int>(r)));
-  }
-}
-#define CUFFT_CHECK(call) cufft_check((call), #call, __LINE__)
 
 /// The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7.
 int fft_size(int n) {
@@ -86,7 +81,7 @@ class CufftConv2d final : public Conv2dPeer {
     const int K = p_.mask_width;
     CUDA_CHECK(cudaMemcpy2DAsync(image_, sizeof(float) * Wp_, p_.N, sizeof(float) * p_.width, sizeof(float) * p_.width,
                                  p_.height, cudaMemcpyDeviceToDevice));
-    place_mask<<<(K * K + 255) / 256, 256>>>(p_.M, K, mask_, Hp_, Wp_);
+    place_mask<<<ceil_div(K * K, 256), 256>>>(p_.M, K, mask_, Hp_, Wp_);
     CUDA_CHECK(cudaGetLastError());
     CUFFT_CHECK(cufftExecR2C(forward_, image_, image_f_));
     CUFFT_CHECK(cufftExecR2C(forward_, mask_, mask_f_));

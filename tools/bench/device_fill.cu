@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
 
 namespace convlab::bench {
@@ -25,7 +26,7 @@ __global__ void fill_kernel(float* p, std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
-int grid_for(std::size_t n) { return static_cast<int>(std::min<std::size_t>((n + 255) / 256, 8192)); }
+int grid_for(std::size_t n) { return static_cast<int>(std::min<std::size_t>(ceil_div(n, std::size_t{256}), 8192)); }
 
 void fill_uniform(float* p, std::size_t n, std::uint64_t seed) {
   fill_kernel<<<grid_for(n), 256>>>(p, n, seed);

@@ -28,26 +28,29 @@
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
+#include "convlab/lab_registry.hpp"
+#include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
 int main(int argc, char** argv) {
   int size = 8192;
-  std::vector<int> masks{3, 7};
+  std::string masks_text = "3,7";
   int repeats = 20;
   bool once = false;
   std::string json_path;
   CLI::App app{"naive_block_sweep: lab 01's naive kernel (both_restrict) with every block shape of the sweep"};
   app.add_option("--size", size, "square image size")->check(CLI::Range(1, 32768));
-  app.add_option("--masks", masks, "odd mask widths")->delimiter(',')->check(CLI::Range(1, 17));
+  app.add_option("--masks", masks_text, "odd mask widths, e.g. 3,7 (default 3,7)");
   app.add_option("--repeats", repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
   app.add_flag("--once", once, "launch each pair once, untimed (for Nsight Compute)");
   app.add_option("--json", json_path, "write the results as JSON");
   CLI11_PARSE(app, argc, argv);
-  for (int k : masks) {
-    if (k % 2 == 0) {
-      fmt::print(stderr, "naive_block_sweep: --masks {}: lab 01 takes odd mask widths only\n", k);
-      return 2;
-    }
+  std::vector<int> masks;
+  try {
+    masks = convlab::MaskWidths::parse(masks_text, convlab::labs::find_lab(1)->mask_widths, "lab 01").widths();
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "naive_block_sweep: --masks: {}\n", e.what());
+    return 2;
   }
 
   std::string why;

@@ -21,6 +21,7 @@
 #include "conv2d_peer.hpp"
 #include "convlab/compare.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/tensor.hpp"
 #include "device_fill.cuh"
@@ -100,22 +101,18 @@ class NppConv2d final : public Conv2dPeer {
     const NppiSize roi{w, h};
     const NppiSize ksize{K, K};
     const NppiPoint anchor{current_.anchor, current_.anchor};
-    NppStatus st;
     if (current_.constant_border) {
-      st = nppiFilterBorder_32f_C1R_Ctx(N, static_cast<int>(sizeof(float)) * w, roi, NppiPoint{0, 0}, P,
+      NPP_CHECK(nppiFilterBorder_32f_C1R_Ctx(N, static_cast<int>(sizeof(float)) * w, roi, NppiPoint{0, 0}, P,
                                         static_cast<int>(sizeof(float)) * w, roi, mask_, ksize, anchor,
-                                        NPP_BORDER_CONSTANT, ctx_);
+                                        NPP_BORDER_CONSTANT, ctx_));
     } else {
       float* inner = frame_ + static_cast<std::size_t>(K) * frame_w_ + K;
       CUDA_CHECK(cudaMemcpy2DAsync(inner, sizeof(float) * frame_w_, N, sizeof(float) * w, sizeof(float) * w, h,
                                    cudaMemcpyDeviceToDevice));
       // pSrc points at the first pixel filtered; oSrcSize and oSrcOffset place it in the framed image.
-      st = nppiFilterBorder_32f_C1R_Ctx(inner, static_cast<int>(sizeof(float)) * frame_w_, NppiSize{frame_w_, frame_h_},
+      NPP_CHECK(nppiFilterBorder_32f_C1R_Ctx(inner, static_cast<int>(sizeof(float)) * frame_w_, NppiSize{frame_w_, frame_h_},
                                         NppiPoint{K, K}, P, static_cast<int>(sizeof(float)) * w, roi, mask_, ksize,
-                                        anchor, NPP_BORDER_REPLICATE, ctx_);
-    }
-    if (st != NPP_SUCCESS) {
-      throw std::runtime_error(fmt::format("nppiFilterBorder_32f_C1R_Ctx returned NppStatus {}", static_cast<int>(st)));
+                                        anchor, NPP_BORDER_REPLICATE, ctx_));
     }
     CUDA_CHECK(cudaGetLastError());
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
 
 namespace convlab {
 
@@ -48,9 +49,8 @@ std::vector<Conv2dSpec> public_conv2d_specs();
 std::vector<ConvLayerSpec> public_conv_layer_specs();
 
 /// A fresh random conv2d set drawn from `seed`: `count` cases of random sizes (1..max_side)
-/// and mask widths from `mask_widths`.
-std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int max_side,
-                                            const std::vector<int>& mask_widths);
+/// and mask widths drawn uniformly from `mask_widths` (not empty).
+std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int max_side, MaskWidths mask_widths);
 /// A fresh random conv-layer set drawn from `seed`.
 std::vector<ConvLayerSpec> random_conv_layer_specs(std::uint64_t seed, int count);
 

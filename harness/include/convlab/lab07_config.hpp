@@ -22,7 +22,9 @@
 #include <system_error>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/device_info.hpp"
+#include "convlab/mask_widths.hpp"
 
 namespace convlab::lab07 {
 
@@ -52,15 +54,9 @@ inline const char* filter_name(FilterPath f) { return f == FilterPath::constant 
 inline const char* rows_name(RowLoop r) { return r == RowLoop::unrolled ? "unrolled" : "rolled"; }
 
 /// The mask widths lab 07 supports: 2..7 (the paper) and odd 9..17 (the talk).
-inline const std::vector<int>& supported_mask_widths() {
-  static const std::vector<int> ks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
-  return ks;
-}
+inline constexpr MaskWidths supported_mask_widths() { return kRegisterTilingMaskWidths; }
 /// True when lab 07 supports mask width k.
-inline bool mask_supported(int k) {
-  const auto& ks = supported_mask_widths();
-  return std::find(ks.begin(), ks.end(), k) != ks.end();
-}
+inline constexpr bool mask_supported(int k) { return kRegisterTilingMaskWidths.contains(k); }
 
 /// Static shared memory a block may use (the kernel's tile is a static array).
 inline constexpr int kStaticSharedLimit = 48 * 1024;
@@ -85,7 +81,7 @@ struct TileConfig {
     const int vw = vec ? vector_width() : 1;
     const int r = (mask_width - 1) / 2;
     const int rr = mask_width - 1 - r;
-    const int left = (r + vw - 1) / vw;
+    const int left = ceil_div(r, vw);
     const int chunks = left + (block_x * out_x - 1 + rr) / vw + 1;
     const int rows = block_y * out_y + mask_width - 1;
     return rows * (chunks + 1) * vw * 4;

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "convlab/compare.hpp"
+#include "convlab/lab_registry.hpp"
+#include "convlab/mask_widths.hpp"
 
 namespace convlab {
 
@@ -27,20 +29,11 @@ enum RunnerExit : int {
   kExitTimeout = 5,      ///< a case ran past --timeout
 };
 
-/// Which mask widths K a variant accepts: bit K set means K is supported (1 ≤ K ≤ 17).
-using MaskSupport = std::uint32_t;
-/// Odd K from 1 to 17 (labs 01–05).
-inline constexpr MaskSupport kOddMasks = 0x2AAAAu;
-/// Lab 07: 2–7 (the paper's range) and odd 9–17 (the talk's range).
-inline constexpr MaskSupport kRegisterTilingMasks = 0x2AAFCu;
-/// Every K from 1 to 17.
-inline constexpr MaskSupport kAllMasks = 0x3FFFEu;
-
 /// One function of a conv2d lab.
 struct Conv2dVariant {
   std::string name;                 ///< e.g. "both_restrict"
   void (*run)(const Conv2dArgs&);   ///< the lab's function
-  MaskSupport masks = kOddMasks;             ///< mask widths it accepts; others are skipped
+  MaskWidths masks = kOddMaskWidths;         ///< mask widths it accepts; others are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
 };
 
@@ -63,8 +56,16 @@ struct LabDescription {
 /// The runner's main. Returns one of RunnerExit.
 int run_lab(int argc, char** argv, const LabDescription& lab);
 
-/// The lab this executable runs; defined once per lab in harness/src/lab_mains/labNN.cpp.
+/// The lab this executable runs; defined once per lab in harness/src/lab_mains/labNN.cpp
+/// through describe_lab.
 LabDescription this_lab();
+
+/// The description of the registry's lab `lab` (lab_registry.hpp): its id, title, mask widths,
+/// tolerances and variant names, the names paired in order with `functions`.
+/// @throws std::logic_error when the number of functions differs from the registry's variants
+LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const Conv2dArgs&)>& functions);
+/// The same for a conv-layer lab.
+LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const ConvLayerArgs&)>& functions);
 
 /// True once a lab function called not_implemented() in this process.
 bool lab_reported_not_implemented(std::string* what = nullptr);

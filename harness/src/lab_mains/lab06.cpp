@@ -1,6 +1,8 @@
-// What the lab06 executable runs: its functions (declared in lab_api.cuh) and what they accept.
+// What the lab06 executable runs: its functions (declared in lab_api.cuh), paired in order with
+// the variants of the lab registry (convlab/lab_registry.hpp: names, mask widths, tolerances).
 // Students edit the lab's kernel files, never this one.
 #include "convlab/lab_api.cuh"
+#include "convlab/lab_registry.hpp"
 #include "convlab/runner.hpp"
 
 namespace convlab::lab06 {
@@ -11,13 +13,10 @@ void conv_layer_tf32_tensor_core(const ConvLayerArgs& a);
 }  // namespace convlab::lab06
 
 convlab::LabDescription convlab::this_lab() {
-  return {
-    "lab06",
-    "convolution layers through im2col",
-    {},
-    {{"unroll_gemm", lab06::conv_layer_unroll_gemm},
-     {"fused_gemm", lab06::conv_layer_fused_gemm},
-     {"register_tiled", lab06::conv_layer_register_tiled_gemm},
-     {"tf32_tensor_core", lab06::conv_layer_tf32_tensor_core, kMaxMaskWidth, Tolerance::tf32()}},
-  };
+  return describe_lab(*labs::find_lab(6), {
+      lab06::conv_layer_unroll_gemm,  // "unroll_gemm"
+      lab06::conv_layer_fused_gemm,  // "fused_gemm"
+      lab06::conv_layer_register_tiled_gemm,  // "register_tiled"
+      lab06::conv_layer_tf32_tensor_core   // "tf32_tensor_core"
+  });
 }

@@ -53,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/shapes.hpp"
 
 namespace convlab::analysis {
@@ -137,7 +138,7 @@ struct Config {
   /// Warps per block, ⌈threads/32⌉.
   /// @return warps per block
   [[nodiscard]] int warps_per_block() const {
-    return (threads_per_block() + kWarpSize - 1) / kWarpSize;
+    return ceil_div(threads_per_block(), kWarpSize);
   }
   /// False when a block would have more than 1024 threads (the model still analyses it).
   /// @return whether CUDA can launch the block

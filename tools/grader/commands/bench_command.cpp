@@ -34,6 +34,8 @@
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
+#include "convlab/lab_registry.hpp"
+#include "convlab/mask_widths.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
@@ -46,10 +48,10 @@ using nlohmann::json;
 struct BenchOptions {
   std::string out;
   std::vector<int> sizes{4096, 8192, 9216};
-  std::vector<int> masks{2, 3, 4, 5, 6, 7, 9, 11, 13, 15, 17};
+  std::string masks = kRegisterTilingMaskWidths.to_string();
   std::vector<std::string> only;
   int sweep_size = 8192;
-  std::vector<int> sweep_masks{3, 7};
+  std::string sweep_masks = "3,7";
   bool quick = false;
   bool no_ncu = false;
   int timeout_s = 1800;
@@ -204,25 +206,28 @@ int plot_only(const fs::path& dir) {
 
 int run_bench(BenchOptions o) {
   if (!o.plot_only.empty()) return plot_only(o.plot_only);
-  for (int k : o.masks) {
-    if (k < 2 || k > 17 || (k > 7 && k % 2 == 0)) {
-      fmt::print(stderr, "grader bench: --masks {}: the benchmark takes 2..7 and odd 9..17 (lab 07's widths)\n", k);
-      return kUsageError;
-    }
+  if (o.quick) {
+    o.masks = "3,7,17";
+    o.sweep_masks = "3";
   }
-  for (int k : o.sweep_masks) {
-    if (k % 2 == 0) {
-      fmt::print(stderr, "grader bench: --sweep-masks {}: the naive kernel takes odd mask widths\n", k);
-      return kUsageError;
-    }
+  MaskWidths masks, sweep_masks;
+  try {
+    masks = MaskWidths::parse(o.masks, kRegisterTilingMaskWidths, "the benchmark (lab 07's widths)");
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "grader bench: --masks: {}\n", e.what());
+    return kUsageError;
+  }
+  try {
+    sweep_masks = MaskWidths::parse(o.sweep_masks, labs::find_lab(1)->mask_widths, "the naive kernel (lab 01)");
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "grader bench: --sweep-masks: {}\n", e.what());
+    return kUsageError;
   }
   const std::set<std::string> parts = o.only.empty() ? std::set<std::string>{"conv2d", "layers", "sweep"}
                                                      : std::set<std::string>(o.only.begin(), o.only.end());
   if (o.quick) {
     o.sizes = {4096};
-    o.masks = {3, 7, 17};
     o.sweep_size = 4096;
-    o.sweep_masks = {3};
   }
   std::string why;
   const auto device = query_device(&why);
@@ -253,7 +258,7 @@ int run_bench(BenchOptions o) {
     ClockSampler clocks;
     const std::string err =
         run_part("conv2d_bench",
-                 {(bin / "conv2d_bench").string(), "--sizes", join(o.sizes), "--masks", join(o.masks), "--json",
+                 {(bin / "conv2d_bench").string(), "--sizes", join(o.sizes), "--masks", masks.to_string(), "--json",
                   (dir / "conv2d.json").string()},
                  dir, o.timeout_s, true);
     if (!bench["clocks"].contains("unavailable")) bench["clocks"]["during_conv2d"] = clocks.stop();
@@ -283,7 +288,7 @@ int run_bench(BenchOptions o) {
     if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
   }
   if (parts.count("sweep")) {
-    const std::vector<std::string> args{"--size", std::to_string(o.sweep_size), "--masks", join(o.sweep_masks)};
+    const std::vector<std::string> args{"--size", std::to_string(o.sweep_size), "--masks", sweep_masks.to_string()};
     std::vector<std::string> argv{(bin / "naive_block_sweep").string()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--json", (dir / "sweep_timed.json").string()});
@@ -363,13 +368,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "results folder (default: build/benchmarks/<gpu>/)");
   cmd->add_option("--sizes", o->sizes, "square image sizes (default 4096,8192,9216)")->delimiter(',')
       ->check(CLI::Range(1, 32768));
-  cmd->add_option("--masks", o->masks, "mask widths (default 2..7 and odd 9..17)")->delimiter(',');
+  cmd->add_option("--masks", o->masks, "mask widths, e.g. 3,7,17 (default 2..7 and odd 9..17)");
   cmd->add_option("--only", o->only, "run only these parts (conv2d, layers, sweep; repeatable)")
       ->check(CLI::IsMember({"conv2d", "layers", "sweep"}));
   cmd->add_option("--sweep-size", o->sweep_size, "image size of the block-size sweep (default 8192)")
       ->check(CLI::Range(64, 32768));
-  cmd->add_option("--sweep-masks", o->sweep_masks, "mask widths of the sweep (default 3,7)")->delimiter(',')
-      ->check(CLI::Range(1, 17));
+  cmd->add_option("--sweep-masks", o->sweep_masks, "odd mask widths of the sweep (default 3,7)");
   cmd->add_flag("--quick", o->quick, "a smoke run: 4096² with K 3, 7, 17; the sweep at 4096² with K 3");
   cmd->add_flag("--no-ncu", o->no_ncu, "skip Nsight Compute in the sweep (time only)");
   cmd->add_option("--timeout", o->timeout_s, "seconds each benchmark program may run (default 1800)")

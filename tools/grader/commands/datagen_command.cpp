@@ -43,20 +43,12 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
     if (args->out.empty()) throw CLI::ValidationError("--out", "a random set needs --out DIR (and --seed N)");
     const std::filesystem::path out(args->out);
     if (args->problem == "conv2d") {
-      std::vector<int> masks;
-      std::stringstream ss(args->masks);
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        try {
-          masks.push_back(std::stoi(item));
-        } catch (const std::exception&) {
-          throw CLI::ValidationError("--masks", fmt::format("'{}' is not a mask width", item));
-        }
-        if (masks.back() < 1 || masks.back() > kMaxMaskWidth) {
-          throw CLI::ValidationError("--masks", fmt::format("mask width {} outside 1..{}", masks.back(), kMaxMaskWidth));
-        }
+      MaskWidths masks;
+      try {
+        masks = MaskWidths::parse(args->masks, kAllMaskWidths, "a conv2d case");
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--masks", e.what());
       }
-      if (masks.empty()) throw CLI::ValidationError("--masks", "no mask width given");
       std::vector<Conv2dSpec> specs;
       if (!args->shape.empty()) {
         int h = 0, w = 0;
@@ -65,7 +57,7 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
         if (!(shape >> h >> x >> w) || x != 'x' || h < 1 || w < 1 || !shape.eof()) {
           throw CLI::ValidationError("--shape", fmt::format("'{}' is not HxW (e.g. 8192x8192)", args->shape));
         }
-        for (int k : masks) {
+        for (int k : masks.widths()) {
           specs.push_back({fmt::format("k{}_{}x{}", k, h, w), {h, w, k}, args->seed + static_cast<std::uint64_t>(k),
                            fmt::format("{}x{} image, seed {}", h, w, args->seed)});
         }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "convlab/markdown.hpp"
+
 namespace convlab::grader::docs {
 
 namespace fs = std::filesystem;
@@ -24,22 +26,6 @@ std::optional<std::string> read_text(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-/// Text shown literally in a Markdown table cell (as analysis::render_markdown escapes it).
-std::string cell(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '\n') {
-      out += ' ';
-      continue;
-    }
-    if (c == '|' || c == '*' || c == '`' || c == '~' || c == '[' || c == ']' || c == '<' || c == '\\') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -207,9 +193,9 @@ std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, c
         const auto paren = t.source.find("): ");
         const std::string source =
             paren != std::string::npos ? t.source.substr(0, paren + 1) : t.source.substr(0, t.source.find(": "));
-        rows += fmt::format("| {} | `{}`: {} · {} | {} | {} | {}: {} |\n", cell(source), t.name, cell(join(r.keys, ", ")),
-                            cell(t.value_headers.at(j)), cell(v.published ? v.published->text : "—"),
-                            cell(v.exact_text()), analysis::verdict_name(v.verdict), cell(v.reason));
+        rows += fmt::format("| {} | `{}`: {} · {} | {} | {} | {}: {} |\n", markdown_cell(source), t.name, markdown_cell(join(r.keys, ", ")),
+                            markdown_cell(t.value_headers.at(j)), markdown_cell(v.published ? v.published->text : "—"),
+                            markdown_cell(v.exact_text()), analysis::verdict_name(v.verdict), markdown_cell(v.reason));
         ++count;
       }
     }

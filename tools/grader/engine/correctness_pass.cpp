@@ -77,7 +77,7 @@ void judge_entry(const RunnerEntry& entry, RunRecord& rec, const VariantInfo& v,
     rec.reasons = {reason::kRunnerError};
     return;
   }
-  rec.reasons = reasons_in_message(entry.message);
+  rec.reasons = entry.reasons;
   if (rec.reasons.empty()) rec.reasons.push_back(reason::kRunnerError);
   // Stray writes or a CUDA error: the values may be wrong too; a stub's output is not news.
   if (std::find(rec.reasons.begin(), rec.reasons.end(), reason::kNotImplemented) == rec.reasons.end() &&
@@ -186,7 +186,7 @@ CorrectnessOutcome run_correctness(const LabInfo& lab, const fs::path& exe, cons
     if (report.crashed()) {
       stopped.message = report.crash ? "crashed: " + *report.crash : "crashed: " + report.process.describe();
       stopped.reasons = {reason::kCrashed};
-      for (const std::string& r : reasons_in_message(stopped.message)) {
+      for (const std::string& r : report.crash_reasons) {
         if (r != reason::kCudaError) add_reason(stopped.reasons, r);
       }
       for (std::size_t i : plan.cases[stop_case].runs) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "convlab/datagen.hpp"
-#include "engine/performance_pass.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -70,28 +69,13 @@ const LabListing* GradingEnvironment::listing(const LabInfo& lab, const std::opt
   return nullptr;
 }
 
-const ReferenceTiming& GradingEnvironment::reference_timing(const LabInfo& lab, const LabListing& listing) {
-  if (auto it = references_.find(lab.number); it != references_.end()) return it->second;
-  ReferenceTiming t;
-  const std::optional<fs::path> exe = reference_exe_(lab);
-  if (!exe) {
-    t.unavailable = fmt::format("no reference solution is built (solution{})", lab.number);
-  } else {
-    progress(fmt::format("{}: timing the reference solution on the performance case", lab.id()));
-    const GradingCase& perf = performance_case(listing.problem());
-    const TimedRun run = run_timed(*exe, listing, perf, *this, fresh_dir(lab.id() + "-reference"));
-    if (!run.failure.empty()) {
-      t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
-    }
-    for (const auto& [variant, v] : run.variants) {
-      if (t.unavailable.empty() && !v.judgement.pass) {
-        t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
-                                    v.judgement.message);
-      }
-      if (v.time_ms) t.median_ms[variant] = *v.time_ms;
-    }
-  }
-  return references_.emplace(lab.number, std::move(t)).first->second;
+const ReferenceTiming* GradingEnvironment::cached_reference(const LabInfo& lab) const {
+  const auto it = references_.find(lab.number);
+  return it == references_.end() ? nullptr : &it->second;
+}
+
+const ReferenceTiming& GradingEnvironment::store_reference(const LabInfo& lab, ReferenceTiming timing) {
+  return references_.insert_or_assign(lab.number, std::move(timing)).first->second;
 }
 
 fs::path GradingEnvironment::fresh_dir(const std::string& name) {

@@ -62,8 +62,16 @@ class GradingEnvironment {
   const LabListing* listing(const LabInfo& lab, const std::optional<std::filesystem::path>& fallback,
                             std::string* error);
 
-  /// The reference solution's times for `lab`, measured on first use.
-  const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing);
+  /// The reference solution's executable for `lab` (nullopt: none is built).
+  [[nodiscard]] std::optional<std::filesystem::path> reference_exe(const LabInfo& lab) const {
+    return reference_exe_(lab);
+  }
+  /// The reference timing of `lab` stored earlier in this run, or nullptr. The timing itself
+  /// is the performance pass's (reference_timing in engine/performance_pass.hpp): the
+  /// environment only keeps it, so that every submission of a batch reuses one measurement.
+  [[nodiscard]] const ReferenceTiming* cached_reference(const LabInfo& lab) const;
+  /// Keeps `timing` as the reference timing of `lab` for the rest of the run.
+  const ReferenceTiming& store_reference(const LabInfo& lab, ReferenceTiming timing);
 
   /// A fresh, empty folder under the run's work folder.
   std::filesystem::path fresh_dir(const std::string& name);

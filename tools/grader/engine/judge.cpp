@@ -32,22 +32,8 @@ Judgement judge_output(const std::filesystem::path& output, const Expectation& e
   j.pass = cmp.ok();
   j.message = cmp.summary();
   j.details = cmp.details();
-  if (!cmp.shape_error.empty()) add_reason(j.reasons, reason::kWrongShape);
-  if (cmp.unwritten > 0) add_reason(j.reasons, reason::kUnwritten);
-  if (cmp.not_finite > 0) add_reason(j.reasons, reason::kNotFinite);
-  if (cmp.bad > cmp.unwritten + cmp.not_finite) add_reason(j.reasons, reason::kOutOfTolerance);
+  j.reasons = reason::of_comparison(cmp);
   return j;
-}
-
-std::vector<std::string> reasons_in_message(const std::string& message) {
-  std::vector<std::string> tags;
-  auto has = [&](const char* s) { return message.find(s) != std::string::npos; };
-  if (has("not implemented")) add_reason(tags, reason::kNotImplemented);
-  if (has("out-of-bounds write")) add_reason(tags, reason::kOutOfBoundsWrite);
-  if (has("wrote into its input")) add_reason(tags, reason::kWroteInput);
-  if (has("cudaErrorIllegalAddress") || has("illegal memory access")) add_reason(tags, reason::kIllegalAddress);
-  if (has("CUDA error") && !has("cudaErrorIllegalAddress")) add_reason(tags, reason::kCudaError);
-  return tags;
 }
 
 bool unsupported_device(const std::string& message) {

@@ -1,6 +1,7 @@
 // The grader's verdict on one run: the output file compared with the expectation by
-// compare.hpp's rule (the same one the runner applies when it checks), plus what the runner
-// itself saw (guard bands, writes into the inputs, "not implemented", CUDA errors).
+// compare.hpp's rule (the same one the runner applies when it checks). What the runner itself
+// saw (guard bands, writes into the inputs, "not implemented", CUDA errors) arrives as tags in
+// its report (RunnerEntry::reasons), never read from its messages.
 #pragma once
 
 #include <filesystem>
@@ -22,10 +23,6 @@ struct Judgement {
 
 /// Reads `output` (a float32 .npy) and compares it with `e` under `tol`.
 Judgement judge_output(const std::filesystem::path& output, const Expectation& e, Tolerance tol);
-
-/// The reason tags a runner message carries ("out-of-bounds write: ...", "the lab wrote into
-/// its input N", "not implemented (...)", "CUDA error: ... (cudaErrorIllegalAddress)").
-std::vector<std::string> reasons_in_message(const std::string& message);
 
 /// True when `message` says the GPU cannot run the code at all (no kernel image for this
 /// architecture, a driver too old): the lab cannot be graded here, which is not its fault.

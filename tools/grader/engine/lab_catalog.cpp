@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "convlab/lab_registry.hpp"
+
 namespace convlab::grader {
 namespace fs = std::filesystem;
 
@@ -21,26 +23,40 @@ bool is_source(const fs::path& p) {
 }  // namespace
 
 std::vector<LabInfo> discover_labs(const fs::path& labs_dir) {
-  std::vector<LabInfo> labs;
+  // The folders a lab folder's name could be; each must be a lab of the registry.
   const std::regex name(R"((\d\d)-[A-Za-z0-9_-]+)");
   std::error_code ec;
+  bool any = false;
   for (const auto& entry : fs::directory_iterator(labs_dir, ec)) {
-    std::smatch m;
     const std::string folder = entry.path().filename().string();
-    if (!entry.is_directory() || !std::regex_match(folder, m, name)) continue;
-    LabInfo lab{m[1], folder, {}};
-    for (const auto& f : fs::directory_iterator(entry.path())) {
-      if (f.is_regular_file() && is_source(f.path())) lab.files.push_back(f.path().filename().string());
+    if (!entry.is_directory() || !std::regex_match(folder, name)) continue;
+    any = true;
+    const bool known = std::any_of(labs::kLabs.begin(), labs::kLabs.end(),
+                                   [&](const labs::LabEntry& l) { return folder == l.folder; });
+    if (!known) {
+      throw std::runtime_error(fmt::format("{} is not a lab of the lab registry (convlab/lab_registry.hpp)",
+                                           (labs_dir / folder).string()));
     }
-    std::sort(lab.files.begin(), lab.files.end());
-    labs.push_back(std::move(lab));
   }
-  if (labs.empty()) {
+  if (!any) {
     throw std::runtime_error(fmt::format("no lab folders (NN-name/) in {}{}", labs_dir.string(),
                                          ec ? ": " + ec.message() : ""));
   }
-  std::sort(labs.begin(), labs.end(), [](const LabInfo& a, const LabInfo& b) { return a.number < b.number; });
-  return labs;
+  std::vector<LabInfo> out;
+  for (const labs::LabEntry& l : labs::kLabs) {  // in number order
+    const fs::path dir = labs_dir / l.folder;
+    if (!fs::is_directory(dir)) {
+      throw std::runtime_error(fmt::format("{} is missing (the lab registry lists lab {} there)", dir.string(),
+                                           l.number_text()));
+    }
+    LabInfo lab{l.number_text(), l.folder, {}};
+    for (const auto& f : fs::directory_iterator(dir)) {
+      if (f.is_regular_file() && is_source(f.path())) lab.files.push_back(f.path().filename().string());
+    }
+    std::sort(lab.files.begin(), lab.files.end());
+    out.push_back(std::move(lab));
+  }
+  return out;
 }
 
 std::vector<LabInfo> select_labs(const std::vector<LabInfo>& all, const std::string& spec) {

@@ -1,6 +1,7 @@
-// The labs the grader knows: every `NN-name/` folder of the project's labs/, and the files a
-// student edits in it (every source file there; README.md is the assignment, not a source).
-// A submission must hold the same folders with the same file names.
+// The labs the grader knows: the lab registry's labs (convlab/lab_registry.hpp), each with its
+// folder under the project's labs/ and the files a student edits in it (every source file
+// there; README.md is the assignment, not a source). A submission must hold the same folders
+// with the same file names.
 #pragma once
 
 #include <filesystem>
@@ -18,8 +19,9 @@ struct LabInfo {
   [[nodiscard]] std::string id() const { return "lab" + number; }
 };
 
-/// The labs under `labs_dir` (folders named NN-name), in number order.
-/// @throws std::runtime_error if the folder holds none.
+/// The registry's labs, found under `labs_dir`, in number order.
+/// @throws std::runtime_error if the folder holds no lab folder (NN-name/), one the registry
+///         does not list, or lacks one the registry lists.
 std::vector<LabInfo> discover_labs(const std::filesystem::path& labs_dir);
 
 /// The labs named by `spec`, a comma-separated list such as "01,03", "1,3" or "lab01,lab03";

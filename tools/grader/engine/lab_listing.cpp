@@ -15,7 +15,7 @@ using nlohmann::json;
 bool VariantInfo::accepts(const CaseInfo& info) const {
   if (info.problem != problem) return false;
   if (problem == Problem::conv2d) {
-    return std::find(mask_widths.begin(), mask_widths.end(), info.conv2d.mask_width) != mask_widths.end();
+    return mask_widths.contains(info.conv2d.mask_width);
   }
   return info.layer.mask_width <= max_mask_width;
 }
@@ -36,7 +36,11 @@ LabListing parse_lab_listing(const json& j) {
     const std::string problem = v.at("problem").get<std::string>();
     if (problem == "conv2d") {
       info.problem = Problem::conv2d;
-      info.mask_widths = v.at("mask_widths").get<std::vector<int>>();
+      try {
+        info.mask_widths = MaskWidths::of(v.at("mask_widths").get<std::vector<int>>());
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(fmt::format("variant {}: mask_widths: {}", info.name, e.what()));
+      }
     } else if (problem == "conv_layer") {
       info.problem = Problem::conv_layer;
       info.max_mask_width = v.at("max_mask_width").get<int>();

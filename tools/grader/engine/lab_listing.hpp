@@ -15,6 +15,7 @@
 
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
 
 namespace convlab::grader {
 
@@ -22,7 +23,7 @@ namespace convlab::grader {
 struct VariantInfo {
   std::string name;                 ///< "both_restrict"
   Problem problem = Problem::conv2d;
-  std::vector<int> mask_widths;     ///< conv2d: the K it accepts
+  MaskWidths mask_widths;           ///< conv2d: the K it accepts
   int max_mask_width = 0;           ///< conv layer: the largest K it accepts
   Tolerance tolerance = Tolerance::fp32();
   /// Whether the runner runs this variant on `info` (it skips a mask width it does not accept).

@@ -35,7 +35,7 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
     if (entry->status == "RAN" || entry->status == "PASS") {
       t.judgement = judge_output(output_file(report.output_dir, perf.info.name, v.name), expected, v.tolerance);
     } else {
-      t.judgement.reasons = reasons_in_message(entry->message);
+      t.judgement.reasons = entry->reasons;
       t.judgement.message = entry->message;
     }
     t.time_ms = entry->time_ms;
@@ -50,7 +50,7 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
   } else if (report.crashed()) {
     out.failure = fmt::format("crashed: {}", report.crash.value_or(report.process.describe()));
     out.reasons.push_back(reason::kCrashed);
-    for (const std::string& r : reasons_in_message(out.failure)) add_reason(out.reasons, r);
+    for (const std::string& r : report.crash_reasons) add_reason(out.reasons, r);
   } else if (!report.exited() || (report.process.exit_code != 0 && report.process.exit_code != 1)) {
     out.failure = fmt::format("{}: {}", report.process.describe(), report.process.output.substr(0, 400));
     out.reasons.push_back(reason::kRunnerError);
@@ -60,6 +60,30 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
   }
   fs::remove_all(report.output_dir);  // large outputs: judged, not kept
   return out;
+}
+
+const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing, GradingEnvironment& env) {
+  if (const ReferenceTiming* cached = env.cached_reference(lab)) return *cached;
+  ReferenceTiming t;
+  const std::optional<fs::path> exe = env.reference_exe(lab);
+  if (!exe) {
+    t.unavailable = fmt::format("no reference solution is built (solution{})", lab.number);
+  } else {
+    env.progress(fmt::format("{}: timing the reference solution on the performance case", lab.id()));
+    const GradingCase& perf = env.performance_case(listing.problem());
+    const TimedRun run = run_timed(*exe, listing, perf, env, env.fresh_dir(lab.id() + "-reference"));
+    if (!run.failure.empty()) {
+      t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
+    }
+    for (const auto& [variant, v] : run.variants) {
+      if (t.unavailable.empty() && !v.judgement.pass) {
+        t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
+                                    v.judgement.message);
+      }
+      if (v.time_ms) t.median_ms[variant] = *v.time_ms;
+    }
+  }
+  return env.store_reference(lab, std::move(t));
 }
 
 PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
@@ -74,7 +98,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     if (could_not_grade) *could_not_grade = result.note;
     return result;
   }
-  const ReferenceTiming& reference = env.reference_timing(lab, listing);
+  const ReferenceTiming& reference = reference_timing(lab, listing, env);
   if (!reference.unavailable.empty()) {
     result.note = reference.unavailable;
     if (could_not_grade) *could_not_grade = fmt::format("{} performance: {}", lab.id(), reference.unavailable);

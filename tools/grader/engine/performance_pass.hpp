@@ -32,6 +32,10 @@ struct TimedRun {
 TimedRun run_timed(const std::filesystem::path& exe, const LabListing& listing, const GradingCase& perf,
                    GradingEnvironment& env, const std::filesystem::path& work);
 
+/// The reference solution's times for `lab` on the performance case: timed by run_timed on
+/// first use, then kept in `env` for the rest of the run (every submission of a batch).
+const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing, GradingEnvironment& env);
+
 /// The performance result of a lab whose correctness allows it: the lab timed, compared with
 /// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
 /// reference cannot be timed.

@@ -1,7 +1,10 @@
 #include "engine/runner_call.hpp"
 
+#include "engine/reasons.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +13,22 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// The "reasons" of a result: tags of convlab/run_reasons.hpp. The report comes from a process
+// that ran the student's code, so anything else in the list is dropped, and a list that is not
+// a list of strings makes the report unreadable.
+std::vector<std::string> reasons_at(const json& e) {
+  std::vector<std::string> tags;
+  const auto it = e.find("reasons");
+  if (it == e.end()) return tags;
+  if (!it->is_array()) throw std::runtime_error("\"reasons\" is not a list");
+  for (const json& t : *it) {
+    if (!t.is_string()) throw std::runtime_error("\"reasons\" holds something other than a tag");
+    const std::string tag = t.get<std::string>();
+    if (reason::is_known(tag) && std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
+  }
+  return tags;
+}
 
 std::optional<double> number_at(const json& j, const char* key) {
   const auto it = j.find(key);
@@ -33,6 +52,7 @@ void read_report(const fs::path& path, RunnerReport& r) {
       entry.variant = e.value("variant", "");
       entry.status = e.value("status", "");
       entry.message = e.value("message", "");
+      entry.reasons = reasons_at(e);
       entry.details = e.value("first_mismatches", "");
       if (const auto t = e.find("time_ms"); t != e.end() && t->is_object()) entry.time_ms = number_at(*t, "median");
       entry.gb_per_s = number_at(e, "effective_gb_per_s");
@@ -40,6 +60,7 @@ void read_report(const fs::path& path, RunnerReport& r) {
       entry.roofline_fraction = number_at(e, "roofline_fraction");
       if (entry.case_id == "(crash)") {
         r.crash = entry.message;
+        r.crash_reasons = entry.reasons;
         continue;
       }
       r.entries.push_back(std::move(entry));

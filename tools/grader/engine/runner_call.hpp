@@ -32,7 +32,8 @@ struct RunnerEntry {
   std::string case_id;   ///< "conv2d/k5_37x53", or "(crash)"
   std::string variant;
   std::string status;    ///< PASS, FAIL, SKIP, ERROR, RAN
-  std::string message;
+  std::string message;               ///< for people: never searched for reasons
+  std::vector<std::string> reasons;  ///< the runner's tags (convlab/run_reasons.hpp), known ones only
   std::string details;
   std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
 };
@@ -45,6 +46,7 @@ struct RunnerReport {
   bool finished = false;              ///< the runner reached its end (or reported its crash)
   std::string report_error;           ///< why the JSON could not be read
   std::optional<std::string> crash;   ///< the sticky CUDA error, when the runner reported one
+  std::vector<std::string> crash_reasons;  ///< its tags (crashed, illegal address or CUDA error)
   std::filesystem::path output_dir;   ///< where the outputs are: <case name>__<variant>.npy
 
   /// The runner exited on its own with one of its codes (not killed, not crashed).

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/markdown.hpp"
 #include "engine/ncu_profile.hpp"
 
 namespace convlab::grader {
@@ -25,14 +26,6 @@ double num(const json& j, const char* key, double fallback = NAN) {
 
 std::string str(const json& j, const char* key, const std::string& fallback = "") {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
-}
-
-// Markdown cells must not contain '|'.
-std::string cell(std::string s) {
-  for (char& c : s) {
-    if (c == '|') c = '/';
-  }
-  return s;
 }
 
 std::string pct(double fraction) { return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "—"; }
@@ -191,7 +184,7 @@ std::string bench_summary_markdown(const json& bench) {
       }
       peer_name = peer ? fmt::format("{} ({:.4f} ms)", peer->method, peer->ms) : "—";
     }
-    s += fmt::format(" {} |\n", cell(peer_name));
+    s += fmt::format(" {} |\n", markdown_cell(peer_name));
   }
   return s;
 }
@@ -227,14 +220,14 @@ std::string bench_markdown(const json& bench) {
         for (const auto& r : results) {
           if (r.value("height", 0) != h || r.value("width", 0) != w || r.value("mask_width", 0) != k) continue;
           if (!ran(r)) {
-            s += fmt::format("| {} | {} | — | — | — | — | — | {} |\n", k, cell(str(r, "method")),
-                             cell(str(r, "error", "did not run")));
+            s += fmt::format("| {} | {} | — | — | — | — | — | {} |\n", k, markdown_cell(str(r, "method")),
+                             markdown_cell(str(r, "error", "did not run")));
             continue;
           }
-          s += fmt::format("| {} | {} | {:.4f} | {:.0f} | {:.2f} | {} | {} | {} |\n", k, cell(str(r, "method")),
+          s += fmt::format("| {} | {} | {:.4f} | {:.0f} | {:.2f} | {} | {} | {} |\n", k, markdown_cell(str(r, "method")),
                            num(r, "ms"), num(r, "gb_per_s"), num(r, "tflop_per_s"), pct(num(r, "roofline_fraction")),
                            r.contains("x_fastest_peer") ? fmt::format("{:.2f}×", num(r, "x_fastest_peer")) : "—",
-                           cell(str(r, "detail")));
+                           markdown_cell(str(r, "detail")));
         }
       }
     }
@@ -257,12 +250,12 @@ std::string bench_markdown(const json& bench) {
       for (const auto& m : l.value("measurements", json::array())) {
         if (str(m, "method") == "step 3 with plan") continue;  // the tile sweep stays in the JSON
         if (m.contains("error")) {
-          s += fmt::format("| {} | {} | — | — | — | {} |\n", cell(str(m, "method")), cell(str(m, "detail")),
-                           cell(str(m, "error")));
+          s += fmt::format("| {} | {} | — | — | — | {} |\n", markdown_cell(str(m, "method")), markdown_cell(str(m, "detail")),
+                           markdown_cell(str(m, "error")));
           continue;
         }
         const double bad = num(m, "bad_outputs", 0);
-        s += fmt::format("| {} | {} | {:.3f} | {:.2f} | {} | {} |\n", cell(str(m, "method")), cell(str(m, "detail")),
+        s += fmt::format("| {} | {} | {:.3f} | {:.2f} | {} | {} |\n", markdown_cell(str(m, "method")), markdown_cell(str(m, "detail")),
                          num(m, "ms"), num(m, "tflops"),
                          std::isfinite(cudnn) ? fmt::format("{:.0f}%", 100 * num(m, "tflops") / cudnn) : "—",
                          bad == 0 ? fmt::format("ok (worst {:.2f} of allowed)", num(m, "worst_error_over_allowed", 0))
@@ -288,7 +281,7 @@ std::string bench_markdown(const json& bench) {
       };
       s += fmt::format("| {} | {}×{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.value("mask_width", 0),
                        r.value("block_x", 0), r.value("block_y", 0), r.value("block_x", 0) * r.value("block_y", 0),
-                       r.contains("ms") ? fmt::format("{:.4f}", num(r, "ms")) : cell(str(r, "error", "—")),
+                       r.contains("ms") ? fmt::format("{:.4f}", num(r, "ms")) : markdown_cell(str(r, "error", "—")),
                        r.contains("gb_per_s") ? fmt::format("{:.0f}", num(r, "gb_per_s")) : "—",
                        metric("time_ms", "{:.4f}"), metric("achieved_occupancy_pct", "{:.1f}%"),
                        metric("theoretical_occupancy_pct", "{:.1f}%"), metric("dram_throughput_pct", "{:.1f}%"),

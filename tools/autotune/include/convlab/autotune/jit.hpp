@@ -25,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
+#include "convlab/library_check.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/lab07_config.hpp"
@@ -37,10 +39,6 @@ class JitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-inline void nvrtc_check(nvrtcResult code, const char* call) {
-  if (code != NVRTC_SUCCESS) throw JitError(fmt::format("{}: {}", call, nvrtcGetErrorString(code)));
-}
 
 /// Environment variable naming the kernel source file (when the source tree has moved).
 inline constexpr const char* kKernelSourceEnv = "CONVLAB_LAB07_KERNEL";
@@ -152,7 +150,7 @@ inline CompiledCubin compile_variant(const std::string& source, const KernelVari
   const std::vector<std::string> options{arch, "-std=c++17", "-Xptxas=-v", "-lineinfo", "--fmad=true"};
   int nv_major = 0;
   int nv_minor = 0;
-  nvrtc_check(nvrtcVersion(&nv_major, &nv_minor), "nvrtcVersion");
+  NVRTC_CHECK(nvrtcVersion(&nv_major, &nv_minor));
 
   std::filesystem::path cached;
   if (!cache.empty()) {
@@ -167,35 +165,34 @@ inline CompiledCubin compile_variant(const std::string& source, const KernelVari
 
   const auto t0 = std::chrono::steady_clock::now();
   nvrtcProgram prog = nullptr;
-  nvrtc_check(nvrtcCreateProgram(&prog, source.c_str(), "register_tiling_kernel.cuh", 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
+  NVRTC_CHECK(nvrtcCreateProgram(&prog, source.c_str(), "register_tiling_kernel.cuh", 0, nullptr, nullptr));
   struct Guard {
     nvrtcProgram* p;
     ~Guard() { nvrtcDestroyProgram(p); }
   } guard{&prog};
-  nvrtc_check(nvrtcAddNameExpression(prog, out.name_expression.c_str()), "nvrtcAddNameExpression");
-  nvrtc_check(nvrtcAddNameExpression(prog, "&convlab::lab07::c_mask"), "nvrtcAddNameExpression");
+  NVRTC_CHECK(nvrtcAddNameExpression(prog, out.name_expression.c_str()));
+  NVRTC_CHECK(nvrtcAddNameExpression(prog, "&convlab::lab07::c_mask"));
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
   const nvrtcResult rc = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
   std::size_t log_size = 0;
-  nvrtc_check(nvrtcGetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize");
+  NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &log_size));
   out.log.resize(log_size);
-  if (log_size > 0) nvrtc_check(nvrtcGetProgramLog(prog, out.log.data()), "nvrtcGetProgramLog");
+  if (log_size > 0) NVRTC_CHECK(nvrtcGetProgramLog(prog, out.log.data()));
   while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
   if (rc != NVRTC_SUCCESS) {
     throw JitError(fmt::format("NVRTC could not compile {}: {}\n{}", out.name_expression, nvrtcGetErrorString(rc),
                                out.log));
   }
   const char* lowered = nullptr;
-  nvrtc_check(nvrtcGetLoweredName(prog, out.name_expression.c_str(), &lowered), "nvrtcGetLoweredName");
+  NVRTC_CHECK(nvrtcGetLoweredName(prog, out.name_expression.c_str(), &lowered));
   out.lowered_name = lowered;
-  nvrtc_check(nvrtcGetLoweredName(prog, "&convlab::lab07::c_mask", &lowered), "nvrtcGetLoweredName");
+  NVRTC_CHECK(nvrtcGetLoweredName(prog, "&convlab::lab07::c_mask", &lowered));
   out.mask_symbol = lowered;
   std::size_t size = 0;
-  nvrtc_check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
+  NVRTC_CHECK(nvrtcGetCUBINSize(prog, &size));
   out.cubin.resize(size);
-  nvrtc_check(nvrtcGetCUBIN(prog, out.cubin.data()), "nvrtcGetCUBIN");
+  NVRTC_CHECK(nvrtcGetCUBIN(prog, out.cubin.data()));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.usage = parse_ptxas_report(out.log, out.lowered_name);
   if (!cached.empty()) detail::write_cached(cached, out);
@@ -204,8 +201,8 @@ inline CompiledCubin compile_variant(const std::string& source, const KernelVari
 
 /// Launch geometry of a configuration on an image: (⌈W/(BX·OX)⌉, ⌈H/(BY·OY)⌉) blocks of BX×BY.
 inline void grid_for(const TileConfig& c, int height, int width, unsigned (&grid)[2], unsigned (&block)[2]) {
-  grid[0] = static_cast<unsigned>((width + c.block_x * c.out_x - 1) / (c.block_x * c.out_x));
-  grid[1] = static_cast<unsigned>((height + c.block_y * c.out_y - 1) / (c.block_y * c.out_y));
+  grid[0] = static_cast<unsigned>(ceil_div(width, c.block_x * c.out_x));
+  grid[1] = static_cast<unsigned>(ceil_div(height, c.block_y * c.out_y));
   block[0] = static_cast<unsigned>(c.block_x);
   block[1] = static_cast<unsigned>(c.block_y);
 }

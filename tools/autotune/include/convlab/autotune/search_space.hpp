@@ -124,30 +124,10 @@ inline std::vector<KernelVariant> lab_instantiations(const TileConfig& best,
   return out;
 }
 
-/// Mask widths to tune, parsed from "2,3,5" or "all". @throws std::invalid_argument
+/// Mask widths to tune, ascending, parsed from "2,3,5" or "all" by MaskWidths::parse.
+/// @throws std::invalid_argument naming the bad item
 inline std::vector<int> parse_mask_list(const std::string& text) {
-  if (text.empty() || text == "all") return supported_mask_widths();
-  std::vector<int> ks;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = text.find(',', pos);
-    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    int k = 0;
-    try {
-      std::size_t used = 0;
-      k = std::stoi(item, &used);
-      if (used != item.size()) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw std::invalid_argument(fmt::format("'{}' is not a mask width", item));
-    }
-    if (!mask_supported(k)) {
-      throw std::invalid_argument(fmt::format("mask width {} is not one lab 07 supports (2..7, odd 9..17)", k));
-    }
-    if (std::find(ks.begin(), ks.end(), k) == ks.end()) ks.push_back(k);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return ks;
+  return MaskWidths::parse(text, supported_mask_widths(), "lab 07").widths();
 }
 
 }  // namespace convlab::lab07
