@@ -191,4 +191,5 @@ grep -q "grades ana on" "$tmp"/out/logs/task-"${array_job}"_0.out || fail "task 
 for i in 0 1 2 3 4; do
   grep -Eq "CUDA_VISIBLE_DEVICES=[01]\)" "$tmp"/out/logs/task-"${array_job}_$i".out || fail "task $i got no GPU from Slurm"
 done
+cat "$tmp/out/class.csv"
 echo "PASS in $((SECONDS - start_time)) s"

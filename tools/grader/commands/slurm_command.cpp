@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "commands/commands.hpp"

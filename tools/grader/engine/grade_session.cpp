@@ -290,7 +290,7 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
     rec.gpu_end_s = now_s();
     ClassProgress p{i + 1, submissions.size(), now_s(), s.name, gpu.index, r.score(), r.max_score(),
                     !r.could_not_grade.empty()};
-    fmt::print(stderr, "{}\n", p.line());
+    progress(p.line());
     out.results.push_back(std::move(r));
     out.schedule.push_back(rec);
   }
@@ -338,7 +338,7 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
                                                 work_root_ / fmt::format("gpu-{}", gpu.index),
                                                 grading_platform().reference_exe, grading_platform().listing_exe);
   };
-  plan.on_progress = [print_lock](const ClassProgress& p) {
+  if (!options_.quiet) plan.on_progress = [print_lock](const ClassProgress& p) {
     std::lock_guard<std::mutex> lock(*print_lock);
     fmt::print(stderr, "{}\n", p.line());
     std::fflush(stderr);
