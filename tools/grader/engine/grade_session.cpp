@@ -93,7 +93,8 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_option("--json", o.json, "write the report as JSON to FILE (atomically)");
   cmd->add_option("--build-dir", o.build_dir,
                   "build submissions in DIR and keep it (reused: unchanged labs are not recompiled)");
-  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building submissions (default: one per core)")
+  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building a submission; batch: submissions built at once, each by "
+                  "its own worker (default: one per core)")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
   cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");
