@@ -47,6 +47,18 @@ std::string DeviceInfo::describe() const {
                      sm_count, global_memory_bytes / 1e9, l2_bytes / 1e6);
 }
 
+int visible_device_count(std::string* why_not) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    if (why_not) *why_not = fmt::format("no usable GPU: {} ({})", cudaGetErrorString(err), cudaGetErrorName(err));
+    cudaGetLastError();  // clear
+    return 0;
+  }
+  if (count == 0 && why_not) *why_not = "no usable GPU: the CUDA runtime sees no device";
+  return count;
+}
+
 std::optional<DeviceInfo> query_device(std::string* why_not) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -13,6 +13,11 @@ std::optional<DeviceInfo> query_device(std::string* why_not) {
   return std::nullopt;
 }
 
+int visible_device_count(std::string* why_not) {
+  if (why_not) *why_not = "no GPU support: convlab was configured without CUDA (the cpu preset)";
+  return 0;
+}
+
 Ceilings measure_ceilings() {
   throw std::runtime_error("no GPU support: convlab was configured without CUDA (the cpu preset)");
 }

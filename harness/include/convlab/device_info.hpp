@@ -34,6 +34,10 @@ struct DeviceInfo {
 /// detected", "convlab was built without CUDA", ...).
 std::optional<DeviceInfo> query_device(std::string* why_not = nullptr);
 
+/// How many GPUs this process sees (CUDA_VISIBLE_DEVICES applies); 0 with the reason in
+/// `why_not` when there is none.
+int visible_device_count(std::string* why_not = nullptr);
+
 /// Ceilings measured on the GPU now: the roofline's two slopes.
 struct Ceilings {
   double copy_bytes_per_s = 0;  ///< device-to-device copy (the better of a float4 kernel and cudaMemcpy), bytes read + written per second

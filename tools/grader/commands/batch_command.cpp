@@ -1,7 +1,10 @@
 // grader batch DIR: every subfolder of DIR is one student's submission, graded like
-// `grader grade --submission`; one row per student in CSV and JSON. A submission that does
-// not build, crashes or hangs costs that student points and never stops the batch. The
-// reference solutions are timed once and serve every student.
+// `grader grade --submission`; one row per student in CSV and JSON. The class is graded as a
+// pipeline (engine/class_pipeline.hpp): -j workers build submissions while one worker per GPU
+// (--gpus) grades the built ones, one student at a time per GPU. A submission that does not
+// build, crashes or hangs costs that student points and never stops the batch. The reference
+// solutions are timed once per GPU and serve every student graded there. The reports list the
+// students by name, whatever the order in which they finished.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,19 +23,27 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("dir", o->batch_dir, "a folder with one submission folder per student")->required();
   add_common_grade_options(cmd, *o);
   cmd->add_option("--csv", o->csv, "write one row per student as CSV to FILE (atomically)");
+  cmd->add_option("--gpus", o->gpus,
+                  "grade on these GPUs, e.g. 0,1 (indices among the GPUs the grader sees; default: all); one student "
+                  "at a time per GPU");
+  cmd->add_flag("--serial", o->serial,
+                "no pipeline: build and grade one submission after another on the first GPU of --gpus (the baseline)");
+  cmd->add_option("--schedule", o->schedule,
+                  "write where and when each submission was built and graded (GPU, start and end times) as JSON");
   cmd->callback([o, &exit_code] {
     if (!fs::is_directory(o->batch_dir)) {
       fmt::print(stderr, "grader: error: batch {}: no such folder\n", o->batch_dir);
       exit_code = kUsageError;
       return;
     }
-    std::vector<fs::path> folders;
+    std::vector<ClassSubmission> submissions;
     for (const auto& e : fs::directory_iterator(o->batch_dir)) {
       const std::string name = e.path().filename().string();
-      if (e.is_directory() && !name.empty() && name[0] != '.') folders.push_back(e.path());
+      if (e.is_directory() && !name.empty() && name[0] != '.') submissions.push_back({name, e.path()});
     }
-    std::sort(folders.begin(), folders.end());
-    if (folders.empty()) {
+    std::sort(submissions.begin(), submissions.end(),
+              [](const ClassSubmission& a, const ClassSubmission& b) { return a.name < b.name; });
+    if (submissions.empty()) {
       fmt::print(stderr, "grader: error: batch {}: no submission folders in it\n", o->batch_dir);
       exit_code = kUsageError;
       return;
@@ -40,27 +51,20 @@ void add_batch_command(CLI::App& app, int& exit_code) {
     GradeSession session(*o, exit_code);
     if (!session.ok()) return;
 
-    std::vector<SubmissionResult> students;
-    for (std::size_t i = 0; i < folders.size(); ++i) {
-      const std::string name = folders[i].filename().string();
-      fmt::print(stderr, "[{}/{}] {}\n", i + 1, folders.size(), name);
-      SubmissionResult r;
-      try {
-        r = session.grade_folder(folders[i], name);
-      } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
-        r.name = name;
-        r.kind = "submission";
-        r.path = fs::absolute(folders[i]);
-        r.could_not_grade.push_back(fmt::format("grading stopped with an error: {}", e.what()));
-      }
-      fmt::print(stderr, "[{}/{}] {}: {:.1f}/{:g}{}\n", i + 1, folders.size(), name, r.score(), r.max_score(),
-                 r.could_not_grade.empty() ? "" : " (could not grade everything)");
-      students.push_back(std::move(r));
+    ClassOutcome outcome;
+    try {
+      outcome = o->serial ? session.grade_class_serially(submissions) : session.grade_class(submissions);
+    } catch (const std::invalid_argument& e) {
+      fmt::print(stderr, "grader: error: {}\n", e.what());
+      exit_code = kUsageError;
+      return;
     }
+    const std::vector<SubmissionResult>& students = outcome.results;
     fmt::print("\n{}", batch_summary(students, session.labs()));
     std::fflush(stdout);
     bool written = write_report_file(o->json, batch_json(students, session.run_info()).dump(2) + "\n", "JSON report");
     written &= write_report_file(o->csv, batch_csv(students, session.labs()), "CSV");
+    written &= write_report_file(o->schedule, schedule_json(outcome.schedule).dump(2) + "\n", "schedule");
     exit_code = written ? finished_exit_code(students) : kUsageError;
   });
 }

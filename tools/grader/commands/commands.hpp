@@ -12,6 +12,8 @@ namespace convlab::grader {
 void add_datagen_command(CLI::App& app, int& exit_code);
 void add_grade_command(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
+void add_merge_command(CLI::App& app, int& exit_code);  // merge_command.cpp: class reports from per-student ones
+void add_slurm_command(CLI::App& app, int& exit_code);  // slurm_command.cpp: a class on a Slurm cluster
 void add_tables_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);  // tune_command.cpp: lab 07's autotuner

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   int exit_code = kGraded;
   add_grade_command(app, exit_code);
   add_batch_command(app, exit_code);
+  add_merge_command(app, exit_code);
+  add_slurm_command(app, exit_code);
   add_tables_command(app, exit_code);
   add_analyze_command(app, exit_code);
   add_datagen_command(app, exit_code);

@@ -4,14 +4,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
+#include <mutex>
+#include <thread>
 
 #include "convlab/atomic_file.hpp"
+#include "system/child_environment.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
 #include "convlab/device_info.hpp"
-#include "system/tool_paths.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -89,7 +93,8 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_option("--json", o.json, "write the report as JSON to FILE (atomically)");
   cmd->add_option("--build-dir", o.build_dir,
                   "build submissions in DIR and keep it (reused: unchanged labs are not recompiled)");
-  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building submissions (default: one per core)")
+  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building a submission; batch: submissions built at once, each by "
+                  "its own worker (default: one per core)")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
   cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");
@@ -114,14 +119,14 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
     return;
   }
   if (!output_folder_exists(o.json, "--json") || !output_folder_exists(o.gradescope, "--gradescope") ||
-      !output_folder_exists(o.csv, "--csv")) {
+      !output_folder_exists(o.csv, "--csv") || !output_folder_exists(o.schedule, "--schedule")) {
     exit_code = kUsageError;
     return;
   }
 
   // 2. What this machine cannot do (exit 3).
   std::string why;
-  const auto device = query_device(&why);
+  const auto device = grading_platform().query_device(&why);
   if (!device) {
     fmt::print(stderr,
                "grader: cannot grade: {}.\n"
@@ -185,13 +190,9 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
   run_.rubric_name = rubric.name;
   run_.options = describe_options(o);
 
-  env_ = std::make_unique<GradingEnvironment>(
-      std::move(cases), std::move(rubric), std::move(settings), work_root_ / "work",
-      [](const LabInfo& lab) { return project_exe("solution" + lab.number); },
-      [](const LabInfo& lab) {
-        if (auto s = project_exe("solution" + lab.number)) return s;
-        return project_exe(lab.id());
-      });
+  env_ = std::make_unique<GradingEnvironment>(std::move(cases), std::move(rubric), std::move(settings),
+                                              work_root_ / "work", grading_platform().reference_exe,
+                                              grading_platform().listing_exe);
   exit_code = kGraded;
 }
 
@@ -244,7 +245,7 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
     b.cuda_architectures = cuda_architectures_;
     b.jobs = options_.jobs;
     if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
-    builder_ = std::make_unique<SubmissionBuilder>(b, all_labs_);
+    builder_ = grading_platform().make_builder(b, all_labs_);
   }
   builder_->stage(fs::absolute(folder), labs_);
   const fs::path exe_dir = env_->fresh_dir("executables-" + name);
@@ -252,6 +253,105 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
                                         [&](const LabInfo& lab) { return builder_->build(lab, exe_dir); }, *env_);
   fs::remove_all(exe_dir);
   return r;
+}
+
+namespace {
+
+std::vector<GpuSlot> gpus_of(const GradeOptions& o) {
+  std::string why;
+  const int visible = grading_platform().count_gpus(&why);
+  const char* parent_visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::vector<GpuSlot> gpus =
+      select_gpus(o.gpus, visible, parent_visible ? std::optional<std::string>(parent_visible) : std::nullopt);
+  if (gpus.empty()) throw std::invalid_argument(fmt::format("there is no GPU to grade on: {}", why));
+  return gpus;
+}
+
+}  // namespace
+
+ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmission>& submissions) {
+  const GpuSlot gpu = gpus_of(options_).front();
+  const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", gpu.visible_id}});
+  const auto start = std::chrono::steady_clock::now();
+  auto now_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  ClassOutcome out;
+  for (std::size_t i = 0; i < submissions.size(); ++i) {
+    const ClassSubmission& s = submissions[i];
+    ScheduleRecord rec{s.name, 0, now_s(), 0, gpu.index, 0, 0};
+    SubmissionResult r;
+    try {
+      r = grade_folder(s.folder, s.name);
+    } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
+      r.name = s.name;
+      r.kind = "submission";
+      r.path = fs::absolute(s.folder);
+      r.could_not_grade.push_back(fmt::format("grading stopped with an error: {}", e.what()));
+    }
+    rec.build_end_s = rec.gpu_start_s = rec.build_start_s;  // built and graded lab by lab
+    rec.gpu_end_s = now_s();
+    ClassProgress p{i + 1, submissions.size(), now_s(), s.name, gpu.index, r.score(), r.max_score(),
+                    !r.could_not_grade.empty()};
+    progress(p.line());
+    out.results.push_back(std::move(r));
+    out.schedule.push_back(rec);
+  }
+  return out;
+}
+
+ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submissions) {
+  ClassPlan plan;
+  plan.gpus = gpus_of(options_);
+  plan.submissions = submissions;
+  plan.labs = labs_;
+  plan.work_dir = work_root_ / "class";
+  // -j is the number of build workers; each builds one lab at a time (a lab is a handful of
+  // files, so workers, not compile jobs, are what keeps the cores busy).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = options_.jobs > 0 ? options_.jobs : cores;
+  plan.build_workers = std::max(1, std::min<int>(jobs, static_cast<int>(submissions.size())));
+  const int jobs_per_worker = std::max(1, jobs / plan.build_workers);
+  const fs::path build_root = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
+  plan.make_build = [this, build_root, jobs_per_worker](int worker) -> SubmissionBuild {
+    BuildSettings b;
+    b.source_dir = source_dir();
+    b.build_dir = build_root / fmt::format("worker-{}", worker);
+    b.cuda_architectures = cuda_architectures_;
+    b.jobs = jobs_per_worker;
+    std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(b, all_labs_);
+    return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
+      builder->stage(fs::absolute(s.folder), labs);
+      std::vector<LabExecutable> out;
+      for (const LabInfo& lab : labs) out.push_back(builder->build(lab, exe_dir));
+      return out;
+    };
+  };
+  auto print_lock = std::make_shared<std::mutex>();
+  plan.make_environment = [this, print_lock](const GpuSlot& gpu) {
+    GradeSettings settings = env_->settings();
+    if (settings.progress) {
+      settings.progress = [print_lock, gpu](const std::string& line) {
+        std::lock_guard<std::mutex> lock(*print_lock);
+        fmt::print(stderr, "  GPU {}: {}\n", gpu.index, line);
+        std::fflush(stderr);
+      };
+    }
+    return std::make_unique<GradingEnvironment>(env_->cases(), env_->rubric(), std::move(settings),
+                                                work_root_ / fmt::format("gpu-{}", gpu.index),
+                                                grading_platform().reference_exe, grading_platform().listing_exe);
+  };
+  if (!options_.quiet) plan.on_progress = [print_lock](const ClassProgress& p) {
+    std::lock_guard<std::mutex> lock(*print_lock);
+    fmt::print(stderr, "{}\n", p.line());
+    std::fflush(stderr);
+  };
+  progress(fmt::format("grading {} submissions: {} build worker{}, {} GPU{} ({})", submissions.size(),
+                       plan.build_workers, plan.build_workers == 1 ? "" : "s", plan.gpus.size(),
+                       plan.gpus.size() == 1 ? "" : "s", [&] {
+                         std::string ids;
+                         for (const GpuSlot& g : plan.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g.index);
+                         return ids;
+                       }()));
+  return convlab::grader::grade_class(plan);
 }
 
 bool write_report_file(const std::string& path, const std::string& content, const char* what) {

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/class_pipeline.hpp"
 #include "engine/grade_result.hpp"
 #include "engine/grading_environment.hpp"
 #include "engine/lab_grader.hpp"
+#include "engine/grading_platform.hpp"
 #include "engine/submission_build.hpp"
 
 namespace convlab::grader {
@@ -35,6 +37,9 @@ struct GradeOptions {
   std::string json, gradescope, csv;
   std::string build_dir;           ///< where submissions are built (default: a temporary folder)
   int jobs = 0;
+  std::string gpus;                ///< batch: "0,1" (default: every GPU the grader sees)
+  std::string schedule;            ///< batch: where and when each submission was graded, as JSON
+  bool serial = false;             ///< batch: one submission after another, no pipeline
   bool quiet = false;
   bool keep_work = false;
 };
@@ -60,6 +65,13 @@ class GradeSession {
   /// Builds and grades a student's folder.
   SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name);
 
+  /// Grades a class as a pipeline (engine/class_pipeline.hpp): -j build workers, one grading
+  /// worker per GPU of --gpus. @throws std::invalid_argument for a bad --gpus.
+  ClassOutcome grade_class(const std::vector<ClassSubmission>& submissions);
+  /// Grades a class one submission after another (build, then grade), on the first GPU of
+  /// --gpus: the baseline the pipeline is measured against.
+  ClassOutcome grade_class_serially(const std::vector<ClassSubmission>& submissions);
+
   /// Prints a progress line on stderr (unless --quiet).
   void progress(const std::string& line) const;
 
@@ -70,7 +82,7 @@ class GradeSession {
   std::string cuda_architectures_;
   std::filesystem::path work_root_;
   std::unique_ptr<GradingEnvironment> env_;
-  std::unique_ptr<SubmissionBuilder> builder_;
+  std::unique_ptr<LabBuilder> builder_;
 };
 
 /// Writes `content` to `path` atomically, printing the error and returning false on failure.

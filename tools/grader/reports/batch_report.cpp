@@ -95,6 +95,16 @@ json batch_json(const std::vector<SubmissionResult>& students, const RunInfo& ru
             {"could_not_grade", could_not}}}};
 }
 
+json schedule_json(const std::vector<ScheduleRecord>& schedule) {
+  json list = json::array();
+  for (const ScheduleRecord& r : schedule) {
+    list.push_back({{"submission", r.submission}, {"build_worker", r.build_worker}, {"build_start_s", r.build_start_s},
+                    {"build_end_s", r.build_end_s}, {"gpu", r.gpu}, {"gpu_start_s", r.gpu_start_s},
+                    {"gpu_end_s", r.gpu_end_s}});
+  }
+  return {{"format", "convlab-schedule"}, {"version", 1}, {"submissions", list}};
+}
+
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs) {
   std::string out = fmt::format("{:<32}{:>12}  {:<16} {}\n", "student", "score", "status", "problems");
   double total = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/class_pipeline.hpp"
 #include "engine/grade_result.hpp"
 
 namespace convlab::grader {
@@ -25,6 +26,11 @@ nlohmann::json batch_json(const std::vector<SubmissionResult>& students, const R
 
 /// The summary for the terminal: one line per student, then totals and per-lab pass rates.
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs);
+
+/// {"format": "convlab-schedule", "version": 1, "submissions": [{"submission", "build_worker",
+/// "build_start_s", "build_end_s", "gpu", "gpu_start_s", "gpu_end_s"}]}: where and when each
+/// submission of a pipelined batch was built and graded (seconds since the batch started).
+nlohmann::json schedule_json(const std::vector<ScheduleRecord>& schedule);
 
 /// "graded", "partly graded" (something could not be graded) or "could not grade".
 std::string student_status(const SubmissionResult& s);

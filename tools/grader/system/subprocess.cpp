@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "system/child_environment.hpp"
+
 namespace convlab::grader {
 
 std::string last_lines(const std::string& text, std::size_t n) {
@@ -55,6 +57,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment is built here, not in the child: after fork only exec-safe calls.
+  const std::vector<std::string> environment = child_environment();
+  std::vector<char*> envp;
+  for (const std::string& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
 
   const pid_t pid = fork();
   if (pid == 0) {
@@ -69,7 +76,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
       (void)ignored;
       _exit(127);
     }
-    execv(args[0], args.data());
+    execve(args[0], args.data(), envp.data());
     const int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof e);
     (void)ignored;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds a class of full seven-lab submissions into DIR, for measuring `grader batch` at class
+# scale (serial against pipelined): every submission has all seven lab folders, made from the
+# reference solutions, the stubs of labs/ and the wrong submissions of
+# tests/fixtures/wrong_submissions (each fixture's lab folders replace the solution's).
+#
+#   scripts/make_class.sh DIR [N]     N submissions (default 20, at least 16)
+#
+#   solved-NN        the solutions, every lab
+#   stubs            labs/ as handed out: nothing implemented
+#   half-NN          labs 01-03 solved, the rest stubs
+#   wrong-FIXTURE    the solutions, with one fixture's faulty lab(s) in place
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:?usage: scripts/make_class.sh DIR [N]}
+n=${2:-20}
+fixtures=("$root"/tests/fixtures/wrong_submissions/*/)
+(( n >= ${#fixtures[@]} + 4 )) || { echo "make_class.sh: N must be at least $(( ${#fixtures[@]} + 4 ))" >&2; exit 2; }
+if [[ -e "$dir" ]] && [[ -n "$(ls -A "$dir")" ]]; then
+  echo "make_class.sh: $dir is not empty" >&2
+  exit 2
+fi
+mkdir -p "$dir"
+
+# A submission folder from labs/ (stubs, without the READMEs), then the solutions of `solved` labs.
+make_submission() {  # NAME "01 02 ..." (the labs to solve)
+  local dest="$dir/$1" lab
+  mkdir -p "$dest"
+  for lab in "$root"/labs/*/; do
+    lab=$(basename "$lab")
+    mkdir -p "$dest/$lab"
+    find "$root/labs/$lab" -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$dest/$lab/" \;
+    if [[ " $2 " == *" ${lab%%-*} "* ]]; then cp "$root/solutions/$lab"/* "$dest/$lab/"; fi
+  done
+}
+all="01 02 03 04 05 06 07"
+count=0
+for f in "${fixtures[@]}"; do
+  name="wrong-$(basename "$f")"
+  make_submission "$name" "$all"
+  for lab in "$f"*/; do  # the faulty lab folders replace the solved ones, whole
+    rm -rf "$dir/$name/$(basename "$lab")"
+    cp -r "$lab" "$dir/$name/"
+  done
+  count=$((count + 1))
+done
+make_submission stubs ""
+count=$((count + 1))
+for i in 1 2; do make_submission "$(printf 'half-%02d' "$i")" "01 02 03"; count=$((count + 1)); done
+i=1
+while (( count < n )); do make_submission "$(printf 'solved-%02d' "$i")" "$all"; i=$((i + 1)); count=$((count + 1)); done
+echo "make_class.sh: $count submissions in $dir"

@@ -1,0 +1,118 @@
+// grader_test_mode: the grader's commands (grade, batch, merge, slurm) on the GPU-free test
+// double of a lab, so that whole runs — a pipelined batch over fake GPUs, a class submitted to
+// a real Slurm — can be tested on a machine without a GPU or a CUDA toolkit. Only the platform
+// differs from the real grader (engine/grading_platform.hpp):
+//
+//   - the device is "fake GPU (the grader's test double)"; CONVLAB_FAKE_GPUS GPUs are visible
+//     (default 2);
+//   - a submission is not compiled: lab NN-name/ of a submission "builds" into the fake lab
+//     runner (tests/support/fake_lab.cpp) with the arguments in NN-name/fake.args, e.g.
+//     "--fake-time-ms 2" or "--fake crash --fake-case k3_7x9"; a fake.args that says
+//     "compile-error" fails to build with that message, and a missing lab folder is missing
+//     files, as with the real build;
+//   - the reference solution of every lab is the fake lab with --fake-time-ms 1.
+//
+// The test-double runs are the real grader's otherwise: child processes, timeouts, judging,
+// points, reports.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "commands/commands.hpp"
+#include "engine/grading_platform.hpp"
+#include "engine/reasons.hpp"
+
+namespace fs = std::filesystem;
+using namespace convlab;
+using namespace convlab::grader;
+
+namespace {
+
+// A one-line script that runs the fake lab with `args` added.
+fs::path fake_script(const fs::path& path, const std::string& args) {
+  fs::create_directories(path.parent_path());
+  const fs::path tmp = path.string() + ".tmp";
+  std::ofstream(tmp) << fmt::format("#!/bin/sh\nexec '{}' \"$@\" {}\n", CONVLAB_FAKE_LAB, args);
+  chmod(tmp.c_str(), 0755);
+  fs::rename(tmp, path);
+  return path;
+}
+
+std::string read_args(const fs::path& file) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+class FakeBuilder final : public LabBuilder {
+ public:
+  void stage(const fs::path& submission, const std::vector<LabInfo>&) override { submission_ = submission; }
+  LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) override {
+    LabExecutable e;
+    const fs::path args = submission_ / lab.folder / "fake.args";
+    if (!fs::exists(args)) {
+      e.build_reasons = {reason::kMissingFile};
+      e.build_message = fmt::format("missing: {}/fake.args", lab.folder);
+      return e;
+    }
+    const std::string text = read_args(args);
+    if (text.rfind("compile-error", 0) == 0) {
+      e.build_reasons = {reason::kCompileError};
+      e.build_message = fmt::format("{}/fake.cu(1): error: {}", lab.folder, text);
+      return e;
+    }
+    e.exe = fake_script(exe_dir / lab.id(), text);
+    return e;
+  }
+
+ private:
+  fs::path submission_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path scripts = fs::temp_directory_path() / fmt::format("convlab-test-mode-{}", getpid());
+  const fs::path reference = fake_script(scripts / "reference", "--fake-time-ms 1");
+
+  GradingPlatform p;
+  p.query_device = [](std::string*) {
+    DeviceInfo d;
+    d.name = "fake GPU (the grader's test double)";
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    return std::optional<DeviceInfo>(d);
+  };
+  p.count_gpus = [](std::string*) {
+    const char* n = std::getenv("CONVLAB_FAKE_GPUS");
+    return n ? std::atoi(n) : 2;
+  };
+  p.reference_exe = [reference](const LabInfo&) { return std::optional<fs::path>(reference); };
+  p.listing_exe = p.reference_exe;
+  p.make_builder = [](const BuildSettings&, const std::vector<LabInfo>&) -> std::unique_ptr<LabBuilder> {
+    return std::make_unique<FakeBuilder>();
+  };
+  set_grading_platform(std::move(p));
+
+  CLI::App app{"the grader's commands on the GPU-free test double of a lab (tests only)"};
+  app.require_subcommand(1);
+  int exit_code = kGraded;
+  add_grade_command(app, exit_code);
+  add_batch_command(app, exit_code);
+  add_merge_command(app, exit_code);
+  add_slurm_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    exit_code = app.exit(e) == 0 ? 0 : kUsageError;
+  }
+  std::error_code ec;
+  fs::remove_all(scripts, ec);
+  return exit_code;
+}
