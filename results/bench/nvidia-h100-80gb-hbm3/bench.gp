@@ -14,7 +14,7 @@ set xrange [0.5:80]
 set yrange [0.05:85.91240049033614]
 roof(x) = (x * 2.8816928426344792 < 57.27493366022409 ? x * 2.8816928426344792 : 57.27493366022409)
 set output "roofline_labs01-02.png"
-set title "Labs 01-02, untiled: NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 01-02, untiled: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 7 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab01 no_restrict", \
   "roofline.dat" index 8 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab01 mask_restrict", \
@@ -22,20 +22,20 @@ plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab01 both_restrict", \
   "roofline.dat" index 11 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab02 constant_mask"
 set output "roofline_labs03-05.png"
-set title "Labs 03-05, shared-memory tiles: NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 03-05, shared-memory tiles: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 12 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab03 tiled_output", \
   "roofline.dat" index 13 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab04 tiled_input", \
   "roofline.dat" index 14 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab05 tiled_cached_halo"
 set output "roofline_lab07.png"
-set title "Lab 07, register tiling: NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Lab 07, register tiling: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab07 register_tiled", \
   "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab07 shfl_filter", \
   "roofline.dat" index 2 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab07 constant_filter", \
   "roofline.dat" index 3 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab07 shared_input"
 set output "roofline_peers.png"
-set title "NPP, cuDNN and cuFFT: NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "NPP, cuDNN and cuFFT: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title "NPP nppiFilterBorder_32f_C1R", \
   "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title "cuDNN", \

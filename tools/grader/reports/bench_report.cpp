@@ -437,7 +437,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       if (plots[f].empty()) continue;
       const std::string png = fmt::format("roofline_{}.png", families[f].file);
       gp += fmt::format(
-          "set output \"{}\"\nset title \"{}: {}, {}x{} float32\\n"
+          "set output \"{}\"\nset title \"{}: {}, {}x{}\\n"
           "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
           "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
           png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
