@@ -27,10 +27,10 @@ const Machine kGridK520{"GRID K520", 192e9, 5000e9};
 /// The talk: "Tesla K20, GFLOPS = 3521 GFLOPS, BW 208 GB/s".
 const Machine kTeslaK20{"Tesla K20", 208e9, 3521e9};
 
-constexpr const char* kLecture9 = "seeds/002 (Lecture 9, Tiled Convolution Analysis)";
-constexpr const char* kConvLayer = "seeds/003 (Lecture: Optimizing Convolution Layers)";
-constexpr const char* kTalk = "seeds/000 (GTC S4297, Wainwright)";
-constexpr const char* kPaper = "seeds/004 (Iandola et al., Communication-minimizing 2D convolution)";
+constexpr const char* kLecture9 = "[lecture-tiling] (ECE408 Lecture 9, Tiled Convolution Analysis)";
+constexpr const char* kConvLayer = "[lecture-layers] (ECE408, Optimizing Convolution Layers)";
+constexpr const char* kTalk = "[talk] (Wainwright, GTC 2014, S4297)";
+constexpr const char* kPaper = "[paper] (Iandola et al., ICIP 2013)";
 constexpr const char* kThisGpu = "this GPU";
 constexpr const char* kLectureMachines =
     "~2010 GPU: 1,000 GFLOP/s and 150 GB/s; GRID K520: 5,000 GFLOP/s and 192 GB/s (the lecture's figures)";
@@ -389,6 +389,9 @@ LectureTable im2col() {
 
 // ---- The talk ------------------------------------------------------------------------------
 
+/// GK110: "192 single-precision units", "32 LD/ST units" per SM.
+constexpr double kFmaPerLdst = 192.0 / 32.0;
+
 LectureTable talk_break_even(const GpuColumns& gpu) {
   LectureTable t;
   t.name = "talk-break-even";
@@ -452,31 +455,48 @@ LectureTable talk_utilization() {
   t.name = "talk-utilization";
   t.title = "Load/store-bound utilisation of the FMA units (GK110)";
   t.source = fmt::format("{}: '6 FMADs per LD/ST', 'At best we will utilize 1/12 ... 1/6 of the "
-                         "hardware', 'Filter-size*2 operations per load'", kTalk);
+                         "hardware'", kTalk);
   t.key_headers = {"quantity"};
   t.value_headers = {"value"};
-  constexpr double kFmaPerLdst = 192.0 / 32.0;  // "192 single-precision units", "32 LD/ST units"
   t.rows.push_back({{"FMA units per LD/ST unit (192 / 32)"},
                     {compare(published("6"), kFmaPerLdst, 0)}});
   t.rows.push_back({{"bound, image and filter loaded per FMA (2 loads per FMA)"},
                     {compare(published("1/12", 100.0 / 12.0, 0.005), 100.0 * utilization_bound(2.0, kFmaPerLdst), 2, "%")}});
   t.rows.push_back({{"bound, filter in a register (1 load per FMA)"},
                     {compare(published("1/6", 100.0 / 6.0, 0.005), 100.0 * utilization_bound(1.0, kFmaPerLdst), 2, "%")}});
+  t.notes.push_back("bound = min(1, FMA per load / FMA units per LD/ST unit)");
+  return t;
+}
+
+/// The talk's register blocking as a grid: mask width against outputs per thread (a K x n
+/// table a slide can show; the talk gives only the limit, "filter-size*2 operations per load").
+LectureTable talk_register_blocking() {
+  LectureTable t;
+  t.name = "talk-register-blocking";
+  t.title = "Register blocking along a row: flops per load and FMA bound (GK110)";
+  t.source = fmt::format("{}: 'Multiple outputs per thread', 'Filter-size*2 operations per load'", kTalk);
+  t.key_headers = {"K"};
+  constexpr int kOutputs[] = {1, 4, 16};
+  for (int n : kOutputs) {
+    t.value_headers.push_back(fmt::format("{} output{}: flops/load", n, n == 1 ? "" : "s"));
+    t.value_headers.push_back(fmt::format("{} output{}: bound", n, n == 1 ? "" : "s"));
+  }
+  t.value_headers.push_back("many outputs: flops/load");
   for (int k : {3, 5, 7}) {
-    for (int n : {4, 16}) {
+    TableRow row{{std::to_string(k)}, {}};
+    for (int n : kOutputs) {
       const double fma_per_load = register_blocking_fma_per_load(k, n);
-      t.rows.push_back({{fmt::format("register blocking, K={}, {} outputs per thread: flops per load", k, n)},
-                        {exact_only(2.0 * fma_per_load, 2)}});
-      t.rows.push_back({{fmt::format("register blocking, K={}, {} outputs per thread: bound", k, n)},
-                        {exact_only(100.0 * utilization_bound(1.0 / fma_per_load, kFmaPerLdst), 1, "%")}});
+      row.values.push_back(exact_only(2.0 * fma_per_load, 2));
+      row.values.push_back(exact_only(100.0 * utilization_bound(1.0 / fma_per_load, kFmaPerLdst), 1, "%"));
     }
     Value limit = compare(published("filter-size*2", 2.0 * k, 0), 2.0 * k, 2);
     limit.reason = "the limit for many outputs per thread; n outputs give 2nK/(n+K-1)";
-    t.rows.push_back({{fmt::format("register blocking, K={}, outputs -> infinity: flops per load", k)}, {limit}});
+    row.values.push_back(limit);
+    t.rows.push_back(std::move(row));
   }
-  t.notes.push_back("bound = min(1, FMA per load / FMA units per LD/ST unit). With n outputs per "
-                    "thread along a row, a mask row needs n+K-1 input loads for n*K FMAs, so the "
-                    "slide's 'filter-size*2 operations per load' is reached only as n grows.");
+  t.notes.push_back("n outputs per thread along a row: a mask row needs n+K-1 input loads for n*K FMAs "
+                    "(filter in a register); bound = min(1, FMA per load / 6). The slide's "
+                    "'filter-size*2 operations per load' is the limit as n grows.");
   return t;
 }
 
@@ -487,9 +507,8 @@ LectureTable paper_bound() {
   t.name = "paper-bound";
   t.title = "'% of BW Bound' of the paper's Tables 3 and 4 (9216x9216 image)";
   t.source = fmt::format("{}: Section 4, Tables 2-4", kPaper);
-  t.key_headers = {"GPU", "filter"};
-  t.value_headers = {"% of BW bound", "bandwidth bound (ms)", "implied time (ms)",
-                     "implied bandwidth (GB/s)"};
+  // One row per filter, the two GPUs side by side: six rows a slide can show.
+  t.key_headers = {"filter"};
   constexpr long long kPixels = 9216LL * 9216LL;
   const std::string inverted =
       "the text defines the column as convolutionTime/bandwidthBoundTime, so >100% would be "
@@ -499,24 +518,33 @@ LectureTable paper_bound() {
     double bytes_per_s;  // Table 2, measured global bandwidth
     std::vector<const char*> pct;
   };
-  const Gpu gpus[] = {{"C2050 (90.4 GB/s)", 90.4e9, {"55%", "53%", "40%", "33%", "25%", "9.4%"}},
-                      {"GTX680 (123 GB/s)", 123e9, {"107%", "101%", "87%", "83%", "49%", "14%"}}};
+  const Gpu gpus[] = {{"C2050", 90.4e9, {"55%", "53%", "40%", "33%", "25%", "9.4%"}},
+                      {"GTX680", 123e9, {"107%", "101%", "87%", "83%", "49%", "14%"}}};
+  for (const Gpu& g : gpus) {
+    t.value_headers.push_back(fmt::format("{}: % of BW bound", g.name));
+    t.value_headers.push_back(fmt::format("{}: implied time (ms)", g.name));
+    t.value_headers.push_back(fmt::format("{}: implied GB/s", g.name));
+  }
+  std::string bounds;
+  for (int f = 0; f < 6; ++f) t.rows.push_back({{fmt::format("{0}x{0}", f + 2)}, {}});
   for (const Gpu& g : gpus) {
     const double bound_ms = 1e3 * bandwidth_bound_seconds(kPixels, g.bytes_per_s);
+    bounds += fmt::format("{}{} at {:.1f} GB/s: {:.3f} ms", bounds.empty() ? "" : "; ", g.name, g.bytes_per_s / 1e9,
+                          bound_ms);
     for (int f = 0; f < 6; ++f) {
       const Published p = published(g.pct[f]);
       const double fraction = p.value / 100.0;
-      t.rows.push_back(
-          {{g.name, fmt::format("{0}x{0}", f + 2)},
-           {published_only(p, p.value > 100 ? Verdict::error : Verdict::published_only,
-                           p.value > 100 ? inverted : ""),
-            exact_only(bound_ms, 3), exact_only(bound_ms / fraction, 2),
-            exact_only(g.bytes_per_s * fraction / 1e9, 1)}});
+      auto& values = t.rows[static_cast<std::size_t>(f)].values;
+      values.push_back(published_only(p, p.value > 100 ? Verdict::error : Verdict::published_only,
+                                      p.value > 100 ? inverted : ""));
+      values.push_back(exact_only(bound_ms / fraction, 2));
+      values.push_back(exact_only(g.bytes_per_s * fraction / 1e9, 1));
     }
   }
-  t.notes.push_back("bandwidth bound = one image read and written, 2 x 4 B x 9216^2, at the "
-                    "paper's measured global bandwidth (its Table 2). Implied time = bound / %, "
-                    "implied bandwidth = % x bandwidth: the column read as bound/time.");
+  t.notes.push_back(fmt::format("bandwidth bound = one image read and written, 2 x 4 B x 9216^2, at the paper's "
+                                "measured global bandwidth (its Table 2): {}. Implied time = bound / %, implied "
+                                "GB/s = % x bandwidth: the column read as bound/time.",
+                                bounds));
   return t;
 }
 
@@ -558,7 +586,7 @@ LectureTable device_check() {
   LectureTable t;
   t.name = "device-check";
   t.title = "Thread-level global-load bytes: ncu on an H200 against the model (2048x2048, K=5)";
-  t.source = "device-notes.md: smsp__sass_data_bytes_mem_global_op_ld.sum, mask in constant memory";
+  t.source = "docs/design.md, GPU facts (H200, 2026-11-21): smsp__sass_data_bytes_mem_global_op_ld.sum, mask in constant memory";
   t.key_headers = {"kernel"};
   t.value_headers = {"global-load bytes"};
   using namespace convlab::config;
@@ -582,7 +610,7 @@ LectureTable roofline(const GpuColumns& gpu) {
   LectureTable t;
   t.name = "roofline";
   t.title = "Roofline of the lab kernels, thread-level traffic (2048x2048 image), GFLOP/s";
-  t.source = "seeds/001 (blog), section 4.8: attainable = min(peak, intensity x bandwidth)";
+  t.source = "[blog] (GPU Optimization for Convolution Operations), section 4.8: attainable = min(peak, intensity x bandwidth)";
   t.key_headers = {"kernel", "K"};
   t.value_headers = {"flops per byte", kGpu2010.name, kGridK520.name};
   add_gpu_column(t, gpu);
@@ -606,10 +634,10 @@ LectureTable roofline(const GpuColumns& gpu) {
     }
   }
   t.notes.insert(t.notes.begin(),
-                 "not in the seeds: the model's counts through the blog's roofline. Bytes = input "
+                 "not in the sources: the model's counts through the blog's roofline. Bytes = input "
                  "and mask loads and output stores, thread-level (no caches, as in the lecture); "
                  "flops = 2 per multiply-add with an in-image input. Real caches absorb most of "
-                 "the untiled kernels' reuse (device-notes.md).");
+                 "the untiled kernels' reuse (docs/design.md, GPU facts).");
   return t;
 }
 
@@ -631,6 +659,7 @@ const std::vector<std::pair<std::string, Builder>>& builders() {
       {"im2col-replication", [](const GpuColumns&) { return im2col(); }},
       {"talk-break-even", talk_break_even},
       {"talk-utilization", [](const GpuColumns&) { return talk_utilization(); }},
+      {"talk-register-blocking", [](const GpuColumns&) { return talk_register_blocking(); }},
       {"paper-bound", [](const GpuColumns&) { return paper_bound(); }},
       {"paper-claims", [](const GpuColumns&) { return paper_claims(); }},
       {"device-check", [](const GpuColumns&) { return device_check(); }},

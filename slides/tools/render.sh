@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Renders every deck of slides/ to HTML with Marp CLI (and to PDF where Chromium is installed),
-# then checks that every slide rendered. The `slides` target and the `slides_render` test run it.
+# Renders every deck of slides/ to HTML with Marp CLI, and where Chromium is installed to PDF and
+# to one PNG per slide (DIR/png/NAME.NNN.png), then checks that every slide rendered
+# (check-render.mjs) and that an audience can read it (check-layout.mjs: nothing leaves its slide
+# or runs into the footer, no text below 20 px). The `slides` target and the `slides_render`
+# test run it.
 #
 #   render.sh --grader PATH --out DIR [--test]
 #
@@ -8,11 +11,13 @@
 #                  decks (generated blocks current, your own tools/bench/tune pictures first, pictures
 #                  copied to DIR/img/), so that the HTML in DIR finds its images
 #   --out DIR      where the .md copies, the .html (and .pdf) files and img/ go
-#   --test         for CTest: when Marp CLI is not installed, exit 77 (skipped), except under
-#                  CI (CI=true), where the decks must render
+#   --test         for CTest: when Marp CLI or Chromium is not installed, exit 77 (skipped),
+#                  except under CI (CI=true), where the decks must render and pass both checks
 #
-# PDF: with Chromium at $CHROME_PATH or on the PATH (Debian: apt-get install chromium);
-# CONVLAB_SLIDES_PDF=0 turns it off, CONVLAB_SLIDES_PDF=1 makes a missing Chromium an error.
+# Chromium at $CHROME_PATH or on the PATH (Debian: apt-get install chromium) renders the PDF and
+# PNGs and runs the layout check; without it the slides target writes HTML only and says so.
+# CONVLAB_SLIDES_PDF=0 turns the PDF off (the PNGs and the layout check stay), CONVLAB_SLIDES_PDF=1
+# makes a missing Chromium an error.
 # Exit status: 0 rendered and checked; 1 a failure; 77 skipped (see --test).
 set -euo pipefail
 slides="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,8 +37,11 @@ not_installed() {
   echo "slides: install Marp CLI, pinned in slides/package.json and slides/package-lock.json, with" >&2
   echo "slides:     npm ci --prefix slides --no-audit --no-fund" >&2
   echo "slides: (node and npm from Debian: apt-get install nodejs npm; ./convlab build does both)" >&2
+  skip_or_fail
+}
+skip_or_fail() {
   if [[ $test_mode == 1 && "${CI:-}" != "true" ]]; then
-    echo "slides: skipped: the decks were not rendered (under CI, CI=true, this is a failure)"
+    echo "slides: skipped: the decks were not rendered and checked (under CI, CI=true, this is a failure)"
     exit 77
   fi
   exit 1
@@ -42,8 +50,21 @@ command -v node >/dev/null 2>&1 || not_installed "node is not installed, so Marp
 marp="$slides/node_modules/.bin/marp"
 [[ -x "$marp" ]] || not_installed "slides/node_modules is missing: Marp CLI is not installed"
 
+# Chromium: for the PDF, the PNGs and the layout check.
+chrome="${CHROME_PATH:-}"
+if [[ -z "$chrome" ]]; then
+  for c in chromium chromium-browser google-chrome; do
+    if command -v "$c" >/dev/null 2>&1; then chrome="$(command -v "$c")"; break; fi
+  done
+fi
+if [[ -z "$chrome" && $test_mode == 1 ]]; then
+  echo "slides: Chromium is not installed, so the layout of the slides cannot be checked" >&2
+  echo "slides: (Debian: apt-get install chromium, or set CHROME_PATH; ./convlab build installs it)" >&2
+  skip_or_fail
+fi
+
 mkdir -p "$out"
-rm -rf "$out/img"
+rm -rf "$out/img" "$out/figures" "$out/png" "$out/layout"
 rm -f "$out"/*.md "$out"/*.html "$out"/*.pdf
 "$grader" docs --stage "$out" --quiet
 shopt -s nullglob
@@ -51,29 +72,37 @@ decks=("$out"/*.md)
 [[ ${#decks[@]} -gt 0 ]] || { echo "slides: grader docs --stage wrote no deck into $out" >&2; exit 1; }
 
 "$marp" --config-file "$slides/.marprc.yml" --no-stdin -- "${decks[@]}"
-
-# PDF: Debian's Chromium, when present. Marp starts it headless; as root it needs --no-sandbox,
-# which Marp adds by itself inside containers and which CHROME_NO_SANDBOX=1 forces.
-chrome="${CHROME_PATH:-}"
-if [[ -z "$chrome" ]]; then
-  for c in chromium chromium-browser google-chrome; do
-    if command -v "$c" >/dev/null 2>&1; then chrome="$(command -v "$c")"; break; fi
-  done
-fi
-pdfs=0
-if [[ "${CONVLAB_SLIDES_PDF:-auto}" != "0" ]]; then
-  if [[ -n "$chrome" ]]; then
-    [[ $(id -u) -eq 0 ]] && export CHROME_NO_SANDBOX=1
-    "$marp" --config-file "$slides/.marprc.yml" --no-stdin --pdf --allow-local-files \
-      --browser chrome --browser-path "$chrome" -- "${decks[@]}"
-    pdfs=${#decks[@]}
-  elif [[ "${CONVLAB_SLIDES_PDF:-auto}" == "1" ]]; then
-    echo "slides: CONVLAB_SLIDES_PDF=1 but no Chromium was found (apt-get install chromium, or set CHROME_PATH)" >&2
-    exit 1
-  else
-    echo "slides: no Chromium found: HTML only (apt-get install chromium for PDF as well)"
-  fi
-fi
-
 node "$slides/tools/check-render.mjs" --source "$slides" "${decks[@]}"
-echo "slides: ${#decks[@]} decks rendered to $out (HTML$([[ $pdfs -gt 0 ]] && echo ' and PDF')); open $out/$(basename "${decks[0]%.md}").html in a browser"
+
+pdfs=0
+if [[ -n "$chrome" ]]; then
+  # Marp starts Chromium headless; as root it needs --no-sandbox, which Marp adds by itself
+  # inside containers and which CHROME_NO_SANDBOX=1 forces.
+  [[ $(id -u) -eq 0 ]] && export CHROME_NO_SANDBOX=1
+  # The layout check reads the bare template's HTML: every slide laid out, none hidden.
+  mkdir -p "$out/layout"
+  for d in "${decks[@]}"; do
+    "$marp" --config-file "$slides/.marprc.yml" --no-stdin --template bare --allow-local-files \
+      -o "$out/layout/$(basename "${d%.md}").html" -- "$d" 2>/dev/null
+  done
+  node "$slides/tools/check-layout.mjs" --chrome "$chrome" "$out"/layout/*.html
+  if [[ $test_mode == 0 ]]; then
+    mkdir -p "$out/png"
+    for d in "${decks[@]}"; do
+      "$marp" --config-file "$slides/.marprc.yml" --no-stdin --images png --allow-local-files \
+        --browser chrome --browser-path "$chrome" -o "$out/png/$(basename "${d%.md}").png" -- "$d" 2>/dev/null
+    done
+    if [[ "${CONVLAB_SLIDES_PDF:-auto}" != "0" ]]; then
+      "$marp" --config-file "$slides/.marprc.yml" --no-stdin --pdf --allow-local-files \
+        --browser chrome --browser-path "$chrome" -- "${decks[@]}" 2>/dev/null
+      pdfs=${#decks[@]}
+    fi
+  fi
+elif [[ "${CONVLAB_SLIDES_PDF:-auto}" == "1" ]]; then
+  echo "slides: CONVLAB_SLIDES_PDF=1 but no Chromium was found (apt-get install chromium, or set CHROME_PATH)" >&2
+  exit 1
+else
+  echo "slides: no Chromium found: HTML only, layout not checked (apt-get install chromium for PDF, PNGs and the check)"
+fi
+
+echo "slides: ${#decks[@]} decks rendered to $out (HTML$([[ $pdfs -gt 0 ]] && echo ', PDF')$([[ -d "$out/png" ]] && echo ', a PNG per slide in png/')); open $out/$(basename "${decks[0]%.md}").html in a browser"

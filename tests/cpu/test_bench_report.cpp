@@ -176,7 +176,23 @@ TEST_CASE("bench: the pictures' data and script are written, and gnuplot draws t
   fs::remove_all(dir);
   fs::create_directories(dir);
   const auto pngs = write_plot_files(b, dir);
-  CHECK(pngs == std::vector<std::string>{"roofline.png", "bars_k03.png", "bars_k09.png", "sweep.png"});
+  // One roofline per family of methods that ran at the largest image (2048²: lab 07 and cuDNN).
+  CHECK(pngs == std::vector<std::string>{"roofline_lab07.png", "roofline_peers.png", "bars_k03.png", "bars_k09.png",
+                                         "sweep.png"});
+  {
+    std::ifstream gp_file(dir / "bench.gp");
+    std::stringstream gp;
+    gp << gp_file.rdbuf();
+    const std::string text = gp.str();
+    const auto lab07 = text.find("set output \"roofline_lab07.png\"");
+    const auto peers = text.find("set output \"roofline_peers.png\"");
+    REQUIRE(lab07 != std::string::npos);
+    REQUIRE(peers != std::string::npos);
+    const std::string lab07_plot = text.substr(lab07, peers - lab07);
+    CHECK(lab07_plot.find("title \"lab07 register_tiled\"") != std::string::npos);
+    CHECK(lab07_plot.find("cuDNN") == std::string::npos);  // the peers have a picture of their own
+    CHECK(text.find("set output \"roofline.png\"") == std::string::npos);
+  }
   std::ifstream roof(dir / "roofline.dat");
   std::stringstream ss;
   ss << roof.rdbuf();

@@ -182,6 +182,27 @@ TEST_CASE("docs content: a table block is exactly what grader tables --no-gpu pr
   CHECK_THROWS_AS(tables_markdown({"reduction-3d"}), BadMarker);
 }
 
+TEST_CASE("docs content: a slide's table cites its source, hides its id and tool hints, and notes a flag once",
+          "[docs]") {
+  const std::string md = slide_tables_markdown({"paper-bound"});
+  // The id and the command are in a comment (a presenter note), not on the slide.
+  CHECK_THAT(md, Catch::StartsWith("<!-- table paper-bound of the analysis model; grader tables prints it"));
+  const std::string shown = md.substr(md.find("-->") + 3);
+  CHECK(shown.find("paper-bound") == std::string::npos);
+  CHECK(shown.find("--no-gpu") == std::string::npos);
+  CHECK(shown.find("seeds/") == std::string::npos);
+  CHECK_THAT(shown, Catch::Contains("\nSource: \\[paper\\] (Iandola et al., ICIP 2013): Section 4, Tables 2-4\n"));
+  // Two rows share one reason: both say "note 1", and the reason is written once, under the table.
+  std::size_t n = 0;
+  std::istringstream lines(shown);
+  for (std::string line; std::getline(lines, line);) n += line.rfind("| ", 0) == 0 && line.find(": note 1 |") != std::string::npos;
+  CHECK(n == 2);
+  CHECK_THAT(shown, Catch::Contains("- ⚑ note 1: the text defines the column as convolutionTime/bandwidthBoundTime"));
+  // A table whose note says why there is no GPU column: not on a slide.
+  CHECK(slide_tables_markdown({"peak-2d"}).find("left out with --no-gpu") == std::string::npos);
+  CHECK_THROWS_AS(slide_tables_markdown({"reduction-3d"}), BadMarker);
+}
+
 TEST_CASE("docs content: the errata list every flagged value, and only those", "[docs]") {
   convlab::analysis::GpuColumns gpu;
   gpu.absent_reason = "left out with --no-gpu";
@@ -200,7 +221,7 @@ TEST_CASE("docs content: the errata list every flagged value, and only those", "
   auto rows = [](const std::string& md) {
     int n = 0;
     std::istringstream in(md);
-    for (std::string line; std::getline(in, line);) n += line.rfind("| seeds/", 0) == 0 ? 1 : 0;
+    for (std::string line; std::getline(in, line);) n += line.rfind("| \\[", 0) == 0 ? 1 : 0;  // a row starts with its citation: | \[talk\] (...)
     return n;
   };
   CHECK(rows(errata_markdown(tables, {})) == rounding + error);
@@ -286,11 +307,13 @@ TEST_CASE("docs content: pictures come from the user's run first, then the commi
   SECTION("the committed reference, linked relative to the deck") {
     ContentGenerator gen(committed);
     const std::string body = gen.generate(m, deck);
-    CHECK_THAT(body, Catch::StartsWith("![roofline](../results/bench/nvidia-h200/roofline.png)\n"));
+    CHECK_THAT(body, Catch::Contains("\n![roofline](../results/bench/nvidia-h200/roofline.png)\n"));
+    CHECK_THAT(body, Catch::Contains("the committed reference run of 2026-11-21."));
+    CHECK_THAT(body, Catch::StartsWith("<!-- picture of grader bench from results/bench/nvidia-h200/;"));
     CHECK_THAT(body, Catch::Contains("measured on NVIDIA H200: the committed reference run"));
     Marker top = m;
     CHECK_THAT(ContentGenerator(committed).generate(top, root / "README.md"),
-               Catch::StartsWith("![roofline](results/bench/nvidia-h200/roofline.png)"));
+               Catch::Contains("\n![roofline](results/bench/nvidia-h200/roofline.png)"));
   }
 
   // The user's own runs, on two GPUs: the newer picture wins in a staged copy.
@@ -310,7 +333,7 @@ TEST_CASE("docs content: pictures come from the user's run first, then the commi
   SECTION("a staged copy takes the newest of the user's runs and copies it next to the deck") {
     ContentGenerator gen(staged);
     const std::string body = gen.generate(m, staged.stage_dir.value() / "05.md");
-    CHECK_THAT(body, Catch::StartsWith("![roofline](img/own-bench-nvidia-h100-80gb-hbm3-roofline.png)\n"));
+    CHECK_THAT(body, Catch::Contains("\n![roofline](img/own-bench-nvidia-h100-80gb-hbm3-roofline.png)\n"));
     CHECK_THAT(body, Catch::Contains("measured on NVIDIA H100 80GB HBM3 by your own `grader bench` run"));
     REQUIRE(gen.copies().size() == 1);
     CHECK(gen.copies().begin()->first == root / "build/benchmarks/nvidia-h100-80gb-hbm3/roofline.png");
@@ -325,7 +348,7 @@ TEST_CASE("docs content: pictures come from the user's run first, then the commi
     write(root / "results/tune/nvidia-h200/heatmap_k03.png", kPng);
     write(root / "results/tune/nvidia-h200/table.md", "# Lab 07 autotuning on NVIDIA H200\n");
     CHECK_THAT(ContentGenerator(committed).generate(t, deck),
-               Catch::StartsWith("![heatmap_k03](../results/tune/nvidia-h200/heatmap_k03.png)"));
+               Catch::Contains("\n![heatmap_k03](../results/tune/nvidia-h200/heatmap_k03.png)"));
     write(root / "build/tuning/lab07-nvidia-h100-80gb-hbm3/heatmap_k03.png", kPng);
     write(root / "build/tuning/lab07-nvidia-h100-80gb-hbm3/table.md", "# Lab 07 autotuning on NVIDIA H100 80GB HBM3\n");
     ContentGenerator gen(staged);
@@ -338,7 +361,7 @@ TEST_CASE("grader docs: --check finds a stale table, a rewrite fixes it, malform
   TempDir dir("docs-cli");
   const fs::path root = dir.path();
   make_root(root);
-  const std::string current = tables_markdown({"reduction-1d"});
+  const std::string current = slide_tables_markdown({"reduction-1d"});
   const std::string deck_text = "---\nmarp: true\n---\n\n# Reduction\n\n<!-- convlab:table reduction-1d -->\n\n" +
                                 current + "\n<!-- convlab:end -->\n";
   write(root / "slides/01-deck.md", deck_text);

@@ -1,21 +1,45 @@
 # gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp
 # (or: grader bench --plot-only THIS_FOLDER)
-set terminal pngcairo noenhanced size 1200,760 font "DejaVu Sans,11"
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,19"
 set datafile missing "NaN"
 set datafile separator "\t"
 set tics nomirror out
 set grid ytics lc rgb "#dddddd"
 
-set output "roofline.png"
-set title "Every lab kernel and peer on the roofline of NVIDIA H100 80GB HBM3, 9216x9216 float32\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 set logscale xy
 set xlabel "arithmetic intensity (flop per byte of input read + output written; K = 2..17)"
 set ylabel "TFLOP/s"
-set key outside right top
+set key bottom right
 set xrange [0.5:80]
 set yrange [0.05:85.91240049033614]
 roof(x) = (x * 2.8816928426344792 < 57.27493366022409 ? x * 2.8816928426344792 : 57.27493366022409)
-plot roof(x) with lines lw 3 lc rgb "#444444" title "roofline", "roofline.dat" index 0 using 1:2 with linespoints pt 1 ps 1.3 lw 1.2 title "lab07 register_tiled", "roofline.dat" index 1 using 1:2 with linespoints pt 2 ps 1.3 lw 1.2 title "lab07 shfl_filter", "roofline.dat" index 2 using 1:2 with linespoints pt 3 ps 1.3 lw 1.2 title "lab07 constant_filter", "roofline.dat" index 3 using 1:2 with linespoints pt 4 ps 1.3 lw 1.2 title "lab07 shared_input", "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 1.3 lw 2.5 title "NPP nppiFilterBorder_32f_C1R", "roofline.dat" index 5 using 1:2 with linespoints pt 6 ps 1.3 lw 2.5 title "cuDNN", "roofline.dat" index 6 using 1:2 with linespoints pt 7 ps 1.3 lw 2.5 title "cuFFT", "roofline.dat" index 7 using 1:2 with linespoints pt 8 ps 1.3 lw 1.2 title "lab01 no_restrict", "roofline.dat" index 8 using 1:2 with linespoints pt 9 ps 1.3 lw 1.2 title "lab01 mask_restrict", "roofline.dat" index 9 using 1:2 with linespoints pt 10 ps 1.3 lw 1.2 title "lab01 input_restrict", "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 1.3 lw 1.2 title "lab01 both_restrict", "roofline.dat" index 11 using 1:2 with linespoints pt 12 ps 1.3 lw 1.2 title "lab02 constant_mask", "roofline.dat" index 12 using 1:2 with linespoints pt 1 ps 1.3 lw 1.2 title "lab03 tiled_output", "roofline.dat" index 13 using 1:2 with linespoints pt 2 ps 1.3 lw 1.2 title "lab04 tiled_input", "roofline.dat" index 14 using 1:2 with linespoints pt 3 ps 1.3 lw 1.2 title "lab05 tiled_cached_halo"
+set output "roofline_labs01-02.png"
+set title "Labs 01-02, untiled: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
+  "roofline.dat" index 7 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab01 no_restrict", \
+  "roofline.dat" index 8 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab01 mask_restrict", \
+  "roofline.dat" index 9 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab01 input_restrict", \
+  "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab01 both_restrict", \
+  "roofline.dat" index 11 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab02 constant_mask"
+set output "roofline_labs03-05.png"
+set title "Labs 03-05, shared-memory tiles: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
+  "roofline.dat" index 12 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab03 tiled_output", \
+  "roofline.dat" index 13 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab04 tiled_input", \
+  "roofline.dat" index 14 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab05 tiled_cached_halo"
+set output "roofline_lab07.png"
+set title "Lab 07, register tiling: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
+  "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab07 register_tiled", \
+  "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab07 shfl_filter", \
+  "roofline.dat" index 2 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab07 constant_filter", \
+  "roofline.dat" index 3 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab07 shared_input"
+set output "roofline_peers.png"
+set title "NPP, cuDNN and cuFFT: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
+  "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title "NPP nppiFilterBorder_32f_C1R", \
+  "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title "cuDNN", \
+  "roofline.dat" index 6 using 1:2 with linespoints pt 9 ps 2 lw 3 title "cuFFT"
 unset logscale
 unset xrange
 unset yrange
@@ -24,12 +48,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k02.png"
-set title "2x2 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "2x2 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -43,12 +68,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k03.png"
-set title "3x3 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "3x3 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -62,12 +88,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k04.png"
-set title "4x4 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "4x4 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -81,12 +108,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k05.png"
-set title "5x5 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "5x5 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -100,12 +128,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k06.png"
-set title "6x6 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "6x6 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -119,12 +148,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k07.png"
-set title "7x7 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "7x7 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -138,12 +168,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k09.png"
-set title "9x9 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "9x9 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -157,12 +188,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k11.png"
-set title "11x11 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "11x11 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -176,12 +208,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k13.png"
-set title "13x13 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "13x13 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -195,12 +228,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k15.png"
-set title "15x15 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "15x15 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -214,12 +248,13 @@ unset xlabel
 unset ylabel
 
 set output "bars_k17.png"
-set title "17x17 mask on NVIDIA H100 80GB HBM3: fraction of the measured roofline (higher is better)"
+set title "17x17 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -35 left
+set xtics rotate by -50 left
+set rmargin 6
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -233,8 +268,8 @@ unset xlabel
 unset ylabel
 
 set output "sweep.png"
-set terminal pngcairo noenhanced size 1400,900 font "DejaVu Sans,11"
-set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on NVIDIA H100 80GB HBM3, 8192x8192: block shape sweep" font ",13"
+set terminal pngcairo noenhanced size 1400,800 font "DejaVu Sans,20"
+set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on NVIDIA H100 80GB HBM3, 8192x8192: block shape sweep" font ",22"
 set xtics rotate by -45 left
 set xlabel "block shape (threads in x by y)"
 set rmargin 4

@@ -18,6 +18,7 @@ void add_tables_command(CLI::App& app, int& exit_code);
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);  // tune_command.cpp: lab 07's autotuner
 void add_docs_command(CLI::App& app, int& exit_code);   // docs_command.cpp: README and slide blocks
+void add_figures_command(CLI::App& app, int& exit_code);  // figures_command.cpp: the slides' diagrams
 void add_bench_command(CLI::App& app, int& exit_code);  // bench_command.cpp: the benchmarks
 
 }  // namespace convlab::grader

@@ -5,6 +5,8 @@
 //   grader docs --stage DIR     write render-ready copies of the decks into DIR (the `slides`
 //                               target): markers left out, the user's own pictures first, every
 //                               picture copied into DIR/img/
+//   Diagram blocks refer to drawings of grader figures (slides/figures/NAME.svg): `grader docs`
+//   redraws them, --check reports a stale one, --stage draws them into DIR/figures/.
 //   --root DIR                  the repository (default: this build's source tree)
 //
 // Exit status: 0 all current (or rewritten), 1 --check found blocks that differ, 2 a malformed
@@ -86,7 +88,10 @@ void copy_deck_images(const std::string& text, const fs::path& slides_dir, const
   static const std::regex image(R"(!\[[^\]]*\]\(([^)\s]+))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), image); it != std::sregex_iterator(); ++it) {
     const std::string target = (*it)[1].str();
-    if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0 || target.rfind("img/", 0) == 0) continue;
+    if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0 || target.rfind("img/", 0) == 0 ||
+        target.rfind("figures/", 0) == 0) {
+      continue;  // pictures and drawings the stage already holds
+    }
     const fs::path rel(target);
     if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& p) { return p == ".."; })) continue;
     std::error_code ec;
@@ -157,9 +162,24 @@ int run_docs(const DocsOptions& o) {
     blocks += r.doc.blocks.size();
     for (const auto& b : r.doc.blocks) stale += b.current() ? 0 : 1;
   }
+  // The drawings of the diagram blocks: files of their own, current when they hold what
+  // figures.hpp draws today.
+  std::vector<fs::path> stale_drawings;
+  for (const auto& [file, svg] : generator.diagram_files()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec) || read_whole_file(file) != svg) stale_drawings.push_back(file);
+  }
+  auto write_drawings = [&] {
+    for (const auto& file : stale_drawings) {
+      std::error_code ec;
+      fs::create_directories(file.parent_path(), ec);
+      write_file_atomically(file, generator.diagram_files().at(file));
+    }
+  };
 
   if (staging) {
     for (const auto& r : results) write_file_atomically(stage / r.rel.filename(), r.doc.text);
+    write_drawings();
     std::error_code ec;
     for (const auto& [from, to] : generator.copies()) {
       fs::create_directories(to.parent_path(), ec);
@@ -181,6 +201,12 @@ int run_docs(const DocsOptions& o) {
         if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
       }
     }
+    for (const auto& file : stale_drawings) {
+      std::error_code ec;
+      fmt::print("{}: the drawing differs from what grader figures draws from the code's sizes now\n",
+                 fs::relative(file, *root, ec).generic_string());
+    }
+    stale += stale_drawings.size();
     if (stale == 0) {
       if (!o.quiet) fmt::print("grader docs --check: all {} generated blocks in {} files are current\n", blocks, results.size());
       return kGraded;
@@ -190,6 +216,11 @@ int run_docs(const DocsOptions& o) {
     return 1;
   }
 
+  write_drawings();
+  for (const auto& file : stale_drawings) {
+    std::error_code ec;
+    if (!o.quiet) fmt::print("grader docs: redrew {}\n", fs::relative(file, *root, ec).generic_string());
+  }
   for (const auto& r : results) {
     if (!r.doc.changed() || r.doc.text == r.original) continue;
     write_file_atomically(*root / r.rel, r.doc.text);
@@ -226,6 +257,7 @@ void add_docs_command(CLI::App& app, int& exit_code) {
       "  <!-- convlab:include PATH -->              a Markdown file (relative to the root), or a sentence if absent\n"
       "  <!-- convlab:code PATH | FIRST | LAST -->  the lines of PATH from the one holding FIRST to the one holding LAST\n"
       "  <!-- convlab:figure bench|tune FILE | caption -->  a picture of grader bench / grader tune, or a sentence\n"
+      "  <!-- convlab:diagram NAME -->              a drawing of grader figures (slides/figures/NAME.svg, redrawn too)\n"
       "In the repository a figure is a committed reference run (results/bench/*/, "
       "results/tune/*/);\nwith --stage, your own run comes first.");
   cmd->callback([opts, &exit_code] {

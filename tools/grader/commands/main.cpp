@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_datagen_command(app, exit_code);
   add_tune_command(app, exit_code);
   add_docs_command(app, exit_code);
+  add_figures_command(app, exit_code);
   add_bench_command(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -1,9 +1,12 @@
 #include "docgen/docs_content.hpp"
 
+#include "docgen/figures.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -108,6 +111,23 @@ std::string results_gpu_name(const fs::path& folder) {
   return folder.filename().string();
 }
 
+std::string results_date(const fs::path& folder) {
+  for (const char* md : {"bench.md", "table.md"}) {
+    const auto text = read_text(folder / md);
+    if (!text) continue;
+    const std::string first = text->substr(0, text->find('\n'));
+    // "# ... — 2026-11-22" or "# ... (2026-11-21)": the first YYYY-MM-DD of the heading.
+    for (std::size_t i = 0; i + 10 <= first.size(); ++i) {
+      const std::string d = first.substr(i, 10);
+      if (std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' && d[7] == '-' &&
+          std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; })) {
+        return d;
+      }
+    }
+  }
+  return "";
+}
+
 std::optional<FoundFigure> find_figure(const fs::path& root, const std::string& source, const std::string& file,
                                        FigurePolicy policy) {
   std::error_code ec;
@@ -162,6 +182,60 @@ std::string tables_markdown(const std::vector<std::string>& names) {
   return analysis::render_markdown(chosen, gpu);
 }
 
+std::string slide_tables_markdown(const std::vector<std::string>& names) {
+  const std::vector<std::string> known = analysis::lecture_table_names();
+  for (const auto& n : names) {
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      throw BadMarker(fmt::format("no table named '{}'; the tables are: {}", n, join(known, ", ")));
+    }
+  }
+  analysis::GpuColumns gpu;
+  gpu.absent_reason = kNoGpuReason;
+  const std::vector<analysis::LectureTable> all = analysis::lecture_tables(gpu);
+  // The Markdown of `grader tables`, one table at a time, with the parts an audience does not
+  // need moved out: the id line into a comment, the source under the table, no GPU-absent note.
+  const std::string absent_note = fmt::format("- no \"this GPU\" values: {}", kNoGpuReason);
+  std::string out;
+  for (const auto& n : names) {
+    const auto t = std::find_if(all.begin(), all.end(), [&](const analysis::LectureTable& x) { return x.name == n; });
+    // A flag's reason is a sentence: in the table it would make a row several lines tall, so
+    // the row says "note N" and the reason, once, goes under the table.
+    analysis::LectureTable slide = *t;
+    std::vector<std::string> reasons;
+    for (analysis::TableRow& r : slide.rows) {
+      for (analysis::Value& v : r.values) {
+        if (!v.flagged()) continue;
+        auto at = std::find(reasons.begin(), reasons.end(), v.reason);
+        if (at == reasons.end()) at = reasons.insert(reasons.end(), v.reason);
+        v.reason = fmt::format("note {}", at - reasons.begin() + 1);
+      }
+    }
+    for (std::size_t i = 0; i < reasons.size(); ++i) slide.notes.push_back(fmt::format("⚑ note {}: {}", i + 1, reasons[i]));
+    const std::string md = analysis::render_markdown({slide}, gpu);
+    std::istringstream in(md);
+    std::string line, title, source, body;
+    while (std::getline(in, line)) {
+      if (title.empty() && starts_with(line, "**")) {
+        title = line.substr(0, line.rfind("** (`") + 2);
+      } else if (source.empty() && starts_with(line, "Source: ")) {
+        source = line;
+      } else if (line == absent_note) {
+        continue;
+      } else {
+        body += line + "\n";
+      }
+    }
+    while (!body.empty() && body.front() == '\n') body.erase(body.begin());
+    while (body.size() > 1 && body[body.size() - 2] == '\n') body.pop_back();
+    if (!out.empty()) out += "\n";
+    // (No "--" inside the comment: HTML does not allow it there.)
+    out += fmt::format("<!-- table {0} of the analysis model; grader tables prints it, with this GPU's column -->"
+                       "\n\n{1}\n\n{2}\n{3}\n",
+                       n, title, body, source);
+  }
+  return out;
+}
+
 std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, const std::vector<std::string>& args) {
   bool want_rounding = false, want_error = false;
   std::vector<std::string> names;
@@ -180,6 +254,7 @@ std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, c
   if (!want_rounding && !want_error) want_rounding = want_error = true;
 
   std::string rows;
+  std::vector<std::string> listed;  // the tables with a flagged value, for the comment
   int count = 0;
   for (const analysis::LectureTable& t : tables) {
     if (!names.empty() && std::find(names.begin(), names.end(), t.name) == names.end()) continue;
@@ -189,11 +264,12 @@ std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, c
         if (!v.flagged()) continue;
         const bool rounding = v.verdict == analysis::Verdict::rounding;
         if ((rounding && !want_rounding) || (!rounding && !want_error)) continue;
-        // "seeds/002 (Lecture 9, ...): 'the slide's title'" -> "seeds/002 (Lecture 9, ...)"
+        // "[lecture-tiling] (ECE408 Lecture 9, ...): 'the slide's title'" -> "[lecture-tiling] (ECE408 Lecture 9, ...)"
         const auto paren = t.source.find("): ");
         const std::string source =
             paren != std::string::npos ? t.source.substr(0, paren + 1) : t.source.substr(0, t.source.find(": "));
-        rows += fmt::format("| {} | `{}`: {} · {} | {} | {} | {}: {} |\n", markdown_cell(source), t.name, markdown_cell(join(r.keys, ", ")),
+        if (std::find(listed.begin(), listed.end(), t.name) == listed.end()) listed.push_back(t.name);
+        rows += fmt::format("| {} | {} · {} | {} | {} | {}: {} |\n", markdown_cell(source), markdown_cell(join(r.keys, ", ")),
                             markdown_cell(t.value_headers.at(j)), markdown_cell(v.published ? v.published->text : "—"),
                             markdown_cell(v.exact_text()), analysis::verdict_name(v.verdict), markdown_cell(v.reason));
         ++count;
@@ -205,9 +281,12 @@ std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, c
                            : want_rounding            ? "inconsistently rounded"
                                                       : "wrong";
   if (count == 0) return fmt::format("No published value in {} is {}.\n", scope, what);
-  std::string out = "| source | where | published | exact | why |\n| :--- | :--- | ---: | ---: | :--- |\n" + rows;
-  out += fmt::format("\n{} published value{} in {} {} {}, by the analysis model (`grader tables`).\n", count,
-                     count == 1 ? "" : "s", scope, count == 1 ? "is" : "are", what);
+  std::string out = fmt::format("<!-- errata of the analysis model, from the tables {}; grader tables shows them "
+                                "with their flags -->\n\n",
+                                join(listed, ", "));
+  out += "| source | where | published | exact | why |\n| :--- | :--- | ---: | ---: | :--- |\n" + rows;
+  out += fmt::format("\n{} published value{} {} {}, recomputed by the analysis model.\n", count,
+                     count == 1 ? "" : "s", count == 1 ? "is" : "are", what);
   return out;
 }
 
@@ -228,6 +307,7 @@ std::string ContentGenerator::generate(const Marker& m, const fs::path& document
     case MarkerKind::include: return include(m);
     case MarkerKind::figure: return figure(m, document);
     case MarkerKind::code: return code(m);
+    case MarkerKind::diagram: return diagram(m, document);
     case MarkerKind::errata: {
       if (!tables_) {
         analysis::GpuColumns gpu;
@@ -240,7 +320,25 @@ std::string ContentGenerator::generate(const Marker& m, const fs::path& document
   throw BadMarker("unknown kind");
 }
 
-std::string ContentGenerator::table(const Marker& m) { return tables_markdown(m.args); }
+std::string ContentGenerator::table(const Marker& m) { return slide_tables_markdown(m.args); }
+
+std::string ContentGenerator::diagram(const Marker& m, const fs::path& document) {
+  const std::string& name = m.args.at(0);
+  std::vector<figures::Diagram> all = figures::diagrams();
+  const auto d = std::find_if(all.begin(), all.end(), [&](const figures::Diagram& x) { return x.name == name; });
+  if (d == all.end()) {
+    std::vector<std::string> names;
+    for (const auto& x : all) names.push_back(x.name);
+    throw BadMarker(fmt::format("no diagram named '{}'; the diagrams are: {}", name, join(names, ", ")));
+  }
+  const fs::path file = (options_.stage_dir ? *options_.stage_dir : options_.root / "slides") / "figures" / (name + ".svg");
+  diagram_files_[file] = d->svg;
+  std::error_code ec;
+  const std::string link = fs::relative(file, fs::absolute(document).parent_path(), ec).generic_string();
+  return fmt::format("<!-- drawn by grader figures from the code's sizes; grader docs redraws it -->\n\n"
+                     "![{}]({})\n\n*{}.*\n",
+                     name, link, d->caption);
+}
 
 std::string ContentGenerator::include(const Marker& m) {
   const fs::path p = repo_path(m.args.at(0));
@@ -278,12 +376,13 @@ std::string ContentGenerator::figure(const Marker& m, const fs::path& document) 
     link = fs::relative(found->file, fs::absolute(document).parent_path(), ec).generic_string();
   }
   const std::string alt = fs::path(file).stem().string();  // plain words: Marp reads keywords in alt text
+  const std::string date = found->own ? found->date : results_date(options_.root / found->folder);
   const std::string where =
-      found->own ? fmt::format("measured on {} by your own `grader {}` run ({}, `{}/`)", found->gpu, source, found->date,
-                               found->folder.generic_string())
-                 : fmt::format("measured on {}: the committed reference run (`{}/`); `{}` on your GPU makes your own",
-                               found->gpu, found->folder.generic_string(), producing_command(source));
-  return fmt::format("![{}]({})\n\n*{}* — {}.\n", alt, link, caption, where);
+      found->own ? fmt::format("measured on {} by your own `grader {}` run, {}", found->gpu, source, found->date)
+                 : fmt::format("measured on {}: the committed reference run{}", found->gpu,
+                               date.empty() ? "" : fmt::format(" of {}", date));
+  return fmt::format("<!-- picture of grader {} from {}/; {} on your GPU makes your own -->\n\n![{}]({})\n\n*{}* — {}.\n",
+                     source, found->folder.generic_string(), producing_command(source), alt, link, caption, where);
 }
 
 std::string ContentGenerator::code(const Marker& m) {

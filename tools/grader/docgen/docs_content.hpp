@@ -50,14 +50,29 @@ std::optional<FoundFigure> find_figure(const std::filesystem::path& root, const 
 /// @return the GPU's name
 std::string results_gpu_name(const std::filesystem::path& folder);
 
+/// The date of a results folder: the first YYYY-MM-DD in the heading of bench.md or table.md.
+/// @param folder a results folder
+/// @return the date, or "" when neither heading has one
+std::string results_date(const std::filesystem::path& folder);
+
 /// The text of `grader tables --format markdown --no-gpu --table NAME...` for these names.
 /// @param names table names, in the order wanted
 /// @return the Markdown
 /// @throws BadMarker naming the first unknown table
 std::string tables_markdown(const std::vector<std::string>& names);
 
+/// The same tables as a slide shows them: the title, the table, the notes that explain it, and
+/// the source as a citation of docs/sources.md ("Source: [talk] (Wainwright, GTC 2014, S4297):
+/// 'slide title'"); the table's id and the command that prints it go into an HTML comment (a
+/// presenter note in Marp), and the note about absent GPU columns is left out.
+/// @param names table names, in the order wanted
+/// @return the Markdown
+/// @throws BadMarker naming the first unknown table
+std::string slide_tables_markdown(const std::vector<std::string>& names);
+
 /// The errata: every published value of the lecture tables flagged as rounding or error, with
-/// the exact value and the reason, as a Markdown table.
+/// the exact value and the reason, as a Markdown table whose rows start with the source's
+/// citation ("| [lecture-tiling] (...) |"); the tables' ids go into an HTML comment above it.
 /// @param tables the lecture tables
 /// @param args optional 'rounding' or 'error' (only those) and table names (only those tables)
 /// @return the Markdown
@@ -85,17 +100,23 @@ class ContentGenerator {
   /// The pictures a staged copy needs: source file -> destination in the stage folder.
   [[nodiscard]] const std::map<std::filesystem::path, std::filesystem::path>& copies() const { return copies_; }
 
+  /// The drawings the diagram blocks refer to: where each belongs (slides/figures/NAME.svg in
+  /// the repository, DIR/figures/NAME.svg for a staged copy) -> its SVG text.
+  [[nodiscard]] const std::map<std::filesystem::path, std::string>& diagram_files() const { return diagram_files_; }
+
  private:
   std::string table(const Marker& m);
   std::string include(const Marker& m);
   std::string figure(const Marker& m, const std::filesystem::path& document);
   std::string code(const Marker& m);
+  std::string diagram(const Marker& m, const std::filesystem::path& document);
   /// A repository path from a marker: relative, inside the root.
   std::filesystem::path repo_path(const std::string& path) const;
 
   ContentOptions options_;
   std::optional<std::vector<analysis::LectureTable>> tables_;  // computed on first use
   std::map<std::filesystem::path, std::filesystem::path> copies_;
+  std::map<std::filesystem::path, std::string> diagram_files_;
 };
 
 /// The sentence a figure block holds when the picture does not exist.

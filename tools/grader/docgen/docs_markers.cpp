@@ -65,7 +65,7 @@ MarkerLine parse_marker_line(const std::string& t, int line) {
   std::vector<std::string> words = split_words(fields.front());
   const std::vector<std::string> parts(fields.begin() + 1, fields.end());
   if (words.empty()) {
-    out.error = fmt::format("marker '{}' names no kind (table, include, figure, errata, code or end)", t);
+    out.error = fmt::format("marker '{}' names no kind (table, include, figure, errata, code, diagram or end)", t);
     return out;
   }
   const std::string kind = words.front();
@@ -109,9 +109,12 @@ MarkerLine parse_marker_line(const std::string& t, int line) {
     if (words.size() != 1 || parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
       return fail("write <!-- convlab:code PATH | text of the first line | text of the last line -->");
     }
+  } else if (kind == "diagram") {
+    m.kind = MarkerKind::diagram;
+    if (words.size() != 1 || !parts.empty()) return fail("write <!-- convlab:diagram NAME --> (grader figures --list)");
   } else {
     out.error = fmt::format("unknown marker 'convlab:{}' in '{}' (the kinds are table, include, figure, "
-                            "errata, code and end)", kind, t);
+                            "errata, code, diagram and end)", kind, t);
     return out;
   }
   out.marker = std::move(m);
@@ -139,6 +142,7 @@ const char* kind_name(MarkerKind kind) {
     case MarkerKind::figure: return "figure";
     case MarkerKind::errata: return "errata";
     case MarkerKind::code: return "code";
+    case MarkerKind::diagram: return "diagram";
   }
   return "?";
 }

@@ -27,9 +27,10 @@ enum class MarkerKind {
   errata,   ///< `errata [rounding|error] [NAME...]`: every flagged published value of the tables
   code,     ///< `code PATH | FIRST | LAST`: lines of a source file, from the line holding FIRST
             ///< to the next line holding LAST, as a fenced code block
+  diagram,  ///< `diagram NAME`: a drawing of figures.hpp (slides/figures/NAME.svg) and its caption
 };
 
-/// "table", "include", "figure", "errata" or "code".
+/// "table", "include", "figure", "errata", "code" or "diagram".
 const char* kind_name(MarkerKind kind);
 
 /// An opening marker, parsed.

@@ -372,7 +372,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
   std::string gp = fmt::format(
       "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
       "# (or: grader bench --plot-only THIS_FOLDER)\n"
-      "set terminal pngcairo noenhanced size 1200,760 font \"DejaVu Sans,11\"\n"
+      "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,19\"\n"
       "set datafile missing \"NaN\"\nset datafile separator \"\\t\"\nset tics nomirror out\nset grid ytics lc rgb \"#dddddd\"\n");
   const json& conv = bench.value("conv2d", json::object());
   if (conv.contains("results") && !conv.at("results").empty()) {
@@ -382,10 +382,29 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
     const auto masks = masks_of(results);
     const double bw = num(bench.at("ceilings"), "copy_bytes_per_s", 0);
     const double fma = num(bench.at("ceilings"), "fma_flops_per_s", 0);
-    // Roofline at the largest image: x = flops per byte = 2K²/8, y = TFLOP/s.
+    // Roofline at the largest image: x = flops per byte = 2K²/8, y = TFLOP/s. One picture per
+    // family of methods (a few series each, so that a projected slide can tell them apart),
+    // all from one data file.
     const auto [H, W] = *std::max_element(sizes.begin(), sizes.end(), [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
+    struct Family {
+      const char* file;   // roofline_FILE.png
+      const char* title;  // what the picture shows
+      std::vector<const char*> prefixes;
+    };
+    const std::vector<Family> families = {{"labs01-02", "Labs 01-02, untiled", {"lab01", "lab02"}},
+                                          {"labs03-05", "Labs 03-05, shared-memory tiles", {"lab03", "lab04", "lab05"}},
+                                          {"lab07", "Lab 07, register tiling", {"lab07"}},
+                                          {"peers", "NPP, cuDNN and cuFFT", {}}};
+    auto family_of = [&](const std::string& m) -> std::size_t {
+      for (std::size_t f = 0; f < families.size(); ++f) {
+        for (const char* p : families[f].prefixes) {
+          if (m.rfind(p, 0) == 0) return f;
+        }
+      }
+      return families.size() - 1;  // NPP, cuDNN, cuFFT...
+    };
     std::string dat;
-    std::string plot;
+    std::vector<std::string> plots(families.size());
     int index = 0;
     for (const auto& m : methods) {
       std::string block;
@@ -395,23 +414,29 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       }
       if (block.empty()) continue;
       dat += fmt::format("# {}\n{}\n\n", m, block);
-      const bool peer = m.rfind("lab", 0) != 0;
-      plot += fmt::format("{}\"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 1.3 lw {} title \"{}\"",
-                          plot.empty() ? "" : ", ", index, peer ? 5 + index % 4 : 1 + index % 12, peer ? 2.5 : 1.2, m);
+      std::string& plot = plots[family_of(m)];
+      const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
+      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title \"{}\"", index,
+                          5 + 2 * (n % 4), m);
       ++index;
     }
     write_file_atomically(dir / "roofline.dat", dat);
     gp += fmt::format(
-        "\nset output \"roofline.png\"\nset title \"Every lab kernel and peer on the roofline of {}, {}x{} float32\\n"
-        "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
-        "set logscale xy\nset xlabel \"arithmetic intensity (flop per byte of input read + output written; K = 2..17)\"\n"
-        "set ylabel \"TFLOP/s\"\nset key outside right top\nset xrange [0.5:80]\nset yrange [0.05:{}]\n"
-        "roof(x) = (x * {} < {} ? x * {} : {})\n"
-        "plot roof(x) with lines lw 3 lc rgb \"#444444\" title \"roofline\", {}\n"
-        "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n",
-        gpu, H, W, bw / 1e9, fma / 1e12, std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12,
-        plot);
-    pngs.push_back("roofline.png");
+        "\nset logscale xy\nset xlabel \"arithmetic intensity (flop per byte of input read + output written; K = 2..17)\"\n"
+        "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.05:{}]\n"
+        "roof(x) = (x * {} < {} ? x * {} : {})\n",
+        std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12);
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      if (plots[f].empty()) continue;
+      const std::string png = fmt::format("roofline_{}.png", families[f].file);
+      gp += fmt::format(
+          "set output \"{}\"\nset title \"{}: {}, {}x{}\\n"
+          "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
+          "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
+          png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
+      pngs.push_back(png);
+    }
+    gp += "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n";
     // One bar chart per mask width: % of roofline of every method, one bar per image size.
     for (int k : masks) {
       std::string bars = "method";
@@ -419,7 +444,8 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       bars += "\n";
       int rows = 0;
       for (const auto& m : methods) {
-        std::string line = m;
+        // The axis label: NPP's function name is longer than the bars it labels.
+        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : m;
         bool any = false;
         for (const auto& [h, w] : sizes) {
           const json* r = find_row(results, m, h, w, k);
@@ -436,9 +462,8 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       const std::string name = fmt::format("bars_k{:02d}", k);
       write_file_atomically(dir / (name + ".dat"), bars);
       gp += fmt::format(
-          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on {2}: fraction of the measured roofline (higher is "
-          "better)\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-          "set boxwidth 0.9\nset xtics rotate by -35 left\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
+          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on {2}: % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+          "set boxwidth 0.9\nset xtics rotate by -50 left\nset rmargin 6\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
           "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
           "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\n",
           name, k, gpu, 1 + static_cast<int>(sizes.size()));
@@ -486,9 +511,9 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       panels += fmt::format("set title \"{}\"\nset ylabel \"{}\"\nplot {}\n", t[0], t[2], lines);
     }
     gp += fmt::format(
-        "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,900 font \"DejaVu Sans,11\"\n"
+        "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
         "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on {}, {}x{}: block shape sweep{}\" "
-        "font \",13\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
+        "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
         "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
         ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
         ncu_ok ? "" : " (Nsight Compute unavailable: time only)", panels);

@@ -55,7 +55,7 @@ nlohmann::json join_sweep(const nlohmann::json& timed, const nlohmann::json& pla
 std::vector<std::string> sweep_metrics();
 
 /// Writes the pictures' data (.dat) and gnuplot script (bench.gp) into `dir`. @returns the PNG
-/// files the script draws: roofline.png, bars_kNN.png per mask width, sweep.png.
+/// files the script draws: roofline_FAMILY.png (labs01-02, labs03-05, lab07, peers), bars_kNN.png per mask width, sweep.png.
 std::vector<std::string> write_plot_files(const nlohmann::json& bench, const std::filesystem::path& dir);
 
 }  // namespace convlab::grader

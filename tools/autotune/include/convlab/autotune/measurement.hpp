@@ -186,7 +186,7 @@ inline std::string heatmap_gnuplot_script(const std::vector<int>& ks, const std:
   for (std::size_t i = 0; i < ys.size(); ++i) ytics += fmt::format("{}\"{}\" {}", i ? ", " : "", ys[i], i);
   std::string s = fmt::format(R"GP(# gnuplot script written by `grader tune`: lab 07 utilization heat maps.
 # Run in this folder: gnuplot heatmaps.gp   (or: grader tune --plot-only THIS_FOLDER)
-set terminal pngcairo noenhanced size 1200,540 font "DejaVu Sans,11"
+set terminal pngcairo noenhanced size 1200,560 font "DejaVu Sans,20"
 set datafile missing "NaN"
 set palette defined (0 "#1f2f9f", 0.25 "#2f8fdf", 0.5 "#5fcf5f", 0.75 "#ffcf2f", 1 "#cf1f1f")
 set cbrange [0:100]
@@ -204,12 +204,12 @@ unset key
   for (const int k : ks) {
     s += fmt::format(R"GP(
 set output "heatmap_k{:02d}.png"
-set multiplot layout 1,2 title "{}x{} convolution on {} ({}x{} threads, global->register, {} rows)" font ",13"
+set multiplot layout 1,2 title "{}x{} convolution on {} ({}x{} threads, global->register, {} rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
-plot "heatmap_k{:02d}.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",10"
+plot "heatmap_k{:02d}.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
 set title "mask in constant memory"
-plot "heatmap_k{:02d}.dat" index 1 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 1 using 1:2:6 with labels font ",10"
+plot "heatmap_k{:02d}.dat" index 1 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 1 using 1:2:6 with labels font ",15"
 unset multiplot
 unset object 1
 )GP",
