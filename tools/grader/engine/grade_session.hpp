@@ -37,6 +37,7 @@ struct GradeOptions {
   int jobs = 0;
   bool quiet = false;
   bool keep_work = false;
+  bool no_sandbox = false;         ///< run the submissions' steps unsandboxed (reports say so)
 };
 
 /// Adds the options shared by grade and batch to `cmd`.

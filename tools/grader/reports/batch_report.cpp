@@ -95,8 +95,10 @@ json batch_json(const std::vector<SubmissionResult>& students, const RunInfo& ru
             {"could_not_grade", could_not}}}};
 }
 
-std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs) {
-  std::string out = fmt::format("{:<32}{:>12}  {:<16} {}\n", "student", "score", "status", "problems");
+std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
+                          const RunInfo& run) {
+  std::string out = fmt::format("sandbox: {}\n", run.sandbox);
+  out += fmt::format("{:<32}{:>12}  {:<16} {}\n", "student", "score", "status", "problems");
   double total = 0;
   for (const SubmissionResult& s : students) {
     std::vector<std::string> problems;

@@ -24,7 +24,8 @@ std::string batch_csv(const std::vector<SubmissionResult>& students, const std::
 nlohmann::json batch_json(const std::vector<SubmissionResult>& students, const RunInfo& run);
 
 /// The summary for the terminal: one line per student, then totals and per-lab pass rates.
-std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs);
+std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
+                          const RunInfo& run);
 
 /// "graded", "partly graded" (something could not be graded) or "could not grade".
 std::string student_status(const SubmissionResult& s);
