@@ -187,7 +187,7 @@ TEST_CASE("sandbox: the bwrap command line has every namespace, no capability an
   // and everything under /tmp lands on the private /tmp, mounted before.
   CHECK(position(a, {"--bind", work, work}) < position(a, {"--ro-bind", cases, cases}));
   CHECK(position(a, {"--tmpfs", "/tmp"}) < position(a, {"--bind", work, work}));
-  CHECK(contains(a, {"--chdir", work, "--", "/bin/lab01", "--list"}));
+  CHECK(contains(a, {"--remount-ro", "/", "--chdir", work, "--", "/bin/lab01", "--list"}));
   // Nothing else of the machine: no bind of / or of the home folders.
   CHECK_FALSE(contains(a, {"--bind", "/", "/"}));
   CHECK_FALSE(contains(a, {"--ro-bind", "/", "/"}));
@@ -231,7 +231,8 @@ TEST_CASE("sandbox: a sandboxed child sees no repository, no datasets, no grader
   setenv("CONVLAB_TEST_SECRET", "hunter2", 1);
   const std::string script = fmt::format(
       "ls {0} 2>&1; ls {1} 2>&1; env; cat /proc/[0-9]*/comm; grep CapEff /proc/self/status; "
-      "echo interfaces=$(tail -n +3 /proc/net/dev | wc -l); echo written > {2}/ok.txt; echo x > {3}/planted.txt",
+      "echo interfaces=$(tail -n +3 /proc/net/dev | wc -l); echo written > {2}/ok.txt; touch /tmp/t && echo tmp-ok; "
+      "touch /rootfile 2>&1; echo x > {3}/planted.txt",
       CONVLAB_SOURCE_DIR, (fs::path(CONVLAB_SOURCE_DIR) / "datasets").string(), out.string(), tmp.path().string());
   const ProcessResult r = run_process(sandbox_argv(spec, {"/bin/sh", "-c", script}), 30s);
   unsetenv("CONVLAB_TEST_SECRET");
@@ -244,6 +245,8 @@ TEST_CASE("sandbox: a sandboxed child sees no repository, no datasets, no grader
   CHECK_THAT(r.output, !Catch::Contains("convlab_tests"));  // its own PID namespace: not even its grader
   CHECK_THAT(r.output, Catch::Contains("interfaces=1"));    // its own network namespace: loopback only
   CHECK(fs::exists(out / "ok.txt"));                        // the one writable folder
+  CHECK_THAT(r.output, Catch::Contains("tmp-ok"));          // and a private /tmp
+  CHECK_THAT(r.output, Catch::Contains("/rootfile: Read-only file system"));
   CHECK_FALSE(fs::exists(tmp.path() / "planted.txt"));
 }
 
@@ -340,6 +343,25 @@ TEST_CASE("sandbox: a lab cannot write into the datasets or the report folder", 
   fs::remove_all(tmp.path() / "reports");
   fs::remove_all(tmp.path() / "work");
   check_refused(grade_hostile(tmp, args, sandbox), reason::kOutOfTolerance);
+}
+
+TEST_CASE("sandbox: a sandboxed lab that ignores its alarm is killed, sandbox and all, at the grader's deadline",
+          "[grader][sandbox]") {
+  const auto sandbox = cpu_sandbox();
+  if (!sandbox) return;
+  TempDir tmp("sandbox-hang");
+  const Hostile h = grade_hostile(tmp, "--fake hang-hard", sandbox);
+  INFO(h.lab.headline());
+  CHECK(h.lab.correctness.hung);
+  CHECK(h.lab.correctness.passed == 0);
+  // Nothing of it is left running (bwrap's children die with it, a moment later).
+  const std::string exe = (tmp.path() / "bin" / "lab").string();
+  const ProcessResult left = run_process(
+      {"/bin/sh", "-c",
+       fmt::format("sleep 1; for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^{}' && "
+                   "echo alive $p; done; echo end", exe)},
+      20s);
+  CHECK(left.output == "end\n");
 }
 
 TEST_CASE("sandbox: an honest lab gets every point in the sandbox", "[grader][sandbox]") {

@@ -53,6 +53,7 @@ std::optional<SandboxSpec> make_lab_sandbox(const std::string& pci_bus_id, const
     *fix = "check nvidia-smi";
     return std::nullopt;
   }
+  cudaDeviceReset();  // the node stays; the grader keeps no context on the GPU it times on
 #endif
   std::string nodes_error;
   spec.devices = gpu_device_nodes(pci_bus_id, &nodes_error);
@@ -108,7 +109,8 @@ SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir,
   spec.devices.clear();
   // What the lab targets compile and include: the harness (and its lab mains), lab 07's
   // autotuner headers, the CMake helpers, the offline dependency bundle if there is one.
-  for (const char* part : {"harness", "tools/autotune", "cmake", ".deps"}) spec.read_only.push_back(source_dir / part);
+  // (.deps is often a link to a bundle elsewhere: both paths are bound.)
+  for (const char* part : {"harness", "tools/autotune", "cmake", ".deps"}) add_with_target(spec.read_only, source_dir / part);
   for (const fs::path& f : build_rerun_inputs(build_dir)) spec.read_only.push_back(f);
   for (const fs::path& p : programs) add_with_target(spec.read_only, install_root(p));
   spec.writable = build_dir;

@@ -105,6 +105,9 @@ std::vector<std::string> sandbox_argv(const SandboxSpec& spec, const std::vector
   std::stable_sort(binds.begin(), binds.end(), [](const Bind& x, const Bind& y) { return depth(x.path) < depth(y.path); });
   for (const Bind& b : binds) a.insert(a.end(), {b.writable ? "--bind" : "--ro-bind", b.path.string(), b.path.string()});
 
+  // The root itself (a tmpfs holding the mount points) read-only: nothing is writable but the
+  // one folder and /tmp.
+  a.insert(a.end(), {"--remount-ro", "/"});
   const fs::path chdir = !spec.working_dir.empty() ? spec.working_dir : !spec.writable.empty() ? spec.writable : fs::path("/");
   a.insert(a.end(), {"--chdir", chdir.string(), "--"});
   a.insert(a.end(), command.begin(), command.end());

@@ -7,8 +7,10 @@
 //   read-only   /usr, /bin /sbin /lib* (or their merged-/usr links), the /etc pieces the
 //               loader and the toolchain read, the CUDA toolkit, the driver's libraries
 //               (wherever libcuda.so.1 lives), /sys, and each path of SandboxSpec::read_only
-//   writable    SandboxSpec::writable (one fresh folder) and a private, empty /tmp
-//   devices     a minimal /dev (null, zero, urandom, tty, shm) plus SandboxSpec::devices
+//   writable    SandboxSpec::writable (one fresh folder) and a private, empty /tmp; the root
+//               that holds the mount points is remounted read-only
+//   devices     bwrap's minimal /dev (null, zero, full, random, urandom, tty, ptmx, pts, shm)
+//               plus SandboxSpec::devices
 //               (the one GPU's nodes) bound as they are
 //   /proc       of its own PID namespace: the grader and every other process are invisible
 // and nothing else: not the repository, not the datasets, not other submissions, not the
