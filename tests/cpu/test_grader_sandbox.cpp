@@ -195,6 +195,33 @@ TEST_CASE("sandbox: the bwrap command line has every namespace, no capability an
   CHECK_FALSE(contains(a, {"--ro-bind", "/home", "/home"}));
 }
 
+TEST_CASE("sandbox: a read-only path inside /usr or inside another read-only path is not bound again",
+          "[grader][sandbox]") {
+  TempDir tmp("sandbox-covered");
+  fs::create_directories(tmp.path() / "toolkit" / "bin");
+  SandboxSpec spec;
+  spec.bwrap = "/usr/bin/bwrap";
+  const fs::path inside_usr = "/usr/bin";  // exists everywhere; /usr is bound already
+  spec.read_only = {inside_usr, tmp.path() / "toolkit", tmp.path() / "toolkit" / "bin", tmp.path() / "toolkit"};
+  const std::vector<std::string> a = sandbox_argv(spec, {"/bin/true"});
+  const std::string toolkit = (tmp.path() / "toolkit").string(), bin = (tmp.path() / "toolkit" / "bin").string();
+  CHECK_FALSE(contains(a, {"--ro-bind", "/usr/bin", "/usr/bin"}));
+  CHECK_FALSE(contains(a, {"--ro-bind", bin, bin}));
+  CHECK(std::count(a.begin(), a.end(), toolkit) == 2);  // one bind (source and destination), not two
+}
+
+TEST_CASE("sandbox: a toolkit path that is a link inside /usr (/usr/local/cuda) does not stop the sandbox",
+          "[grader][sandbox]") {
+  const auto sandbox = cpu_sandbox();
+  if (!sandbox) return;
+  SandboxSpec spec = *sandbox;
+  // Whatever this machine has: /usr/local/cuda is often a link to /usr/local/cuda-N.M.
+  spec.read_only = {"/usr/local/cuda", "/usr/local/cuda/bin", "/usr/lib"};
+  const ProcessResult r = run_process(sandbox_argv(spec, {"/bin/sh", "-c", "exit 0"}), 30s);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+}
+
 TEST_CASE("sandbox: without bwrap on PATH the probe says it is not installed and how to install it",
           "[grader][sandbox]") {
   TempDir tmp("sandbox-probe");
@@ -357,7 +384,7 @@ TEST_CASE("sandbox: a sandboxed lab that ignores its alarm is killed, sandbox an
   const std::string exe = (tmp.path() / "bin" / "lab").string();
   const ProcessResult left = run_process(
       {"/bin/sh", "-c",
-       fmt::format("sleep 1; for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^{}' && "
+       fmt::format("sleep 1; for p in /proc/[0-9]*; do cat $p/cmdline 2>/dev/null | tr '\\0' ' ' | grep -q '^{}' && "
                    "echo alive $p; done; echo end", exe)},
       20s);
   CHECK(left.output == "end\n");

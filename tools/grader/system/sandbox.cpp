@@ -34,6 +34,17 @@ bool path_exists(const fs::path& p) {
   return fs::exists(p, ec);
 }
 
+// `p` is `root` or lies inside it (lexically).
+bool inside(const fs::path& p, const fs::path& root) {
+  const fs::path a = p.lexically_normal(), b = root.lexically_normal();
+  auto ai = a.begin();
+  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+    if (bi->empty()) continue;  // the trailing "" of "/usr/"
+    if (ai == a.end() || *ai != *bi) return false;
+  }
+  return true;
+}
+
 std::size_t depth(const fs::path& p) { return static_cast<std::size_t>(std::distance(p.begin(), p.end())); }
 
 std::string join(const std::vector<fs::path>& dirs) {
@@ -97,9 +108,29 @@ std::vector<std::string> sandbox_argv(const SandboxSpec& spec, const std::vector
     fs::path path;
     bool writable;
   };
+  // A read-only path inside a folder that is already read-only (the system's /usr, /lib..., or
+  // another entry) is there already; binding it again would fail where it is a link, as
+  // /usr/local/cuda -> /usr/local/cuda-13.0 is (bwrap cannot mount onto a link of a read-only
+  // tree).
+  std::vector<fs::path> read_only_roots = {"/usr", "/sys"};
+  for (const char* top : kTopLevelSystem) read_only_roots.emplace_back(top);
+  for (const char* piece : kEtcPieces) read_only_roots.emplace_back(piece);
+  auto covered = [&](const fs::path& p) {
+    for (const fs::path& r : read_only_roots) {
+      if (inside(p, r)) return true;
+    }
+    for (const fs::path& q : spec.read_only) {
+      if (q.lexically_normal() != p.lexically_normal() && inside(p, q) && path_exists(q)) return true;
+    }
+    return false;
+  };
   std::vector<Bind> binds;
+  std::vector<fs::path> bound;
   for (const fs::path& p : spec.read_only) {
-    if (path_exists(p)) binds.push_back({p, false});
+    if (!path_exists(p) || covered(p)) continue;
+    if (std::find(bound.begin(), bound.end(), p.lexically_normal()) != bound.end()) continue;  // listed twice
+    bound.push_back(p.lexically_normal());
+    binds.push_back({p, false});
   }
   if (!spec.writable.empty()) binds.push_back({spec.writable, true});
   std::stable_sort(binds.begin(), binds.end(), [](const Bind& x, const Bind& y) { return depth(x.path) < depth(y.path); });
