@@ -27,6 +27,7 @@
 #include "reports/grade_report.hpp"
 #include "system/sandbox.hpp"
 #include "system/subprocess.hpp"
+#include "system/tool_paths.hpp"
 
 using namespace convlab;
 using namespace convlab::grader;
@@ -301,6 +302,41 @@ TEST_CASE("sandbox: a compile cannot #include a dataset file it could reach thro
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("answers.h: No such file or directory"));
   CHECK_FALSE(fs::exists(build / "lab.o"));
+}
+
+TEST_CASE("sandbox: a configured CMake/Ninja build compiles in the compile sandbox without re-running CMake",
+          "[grader][sandbox]") {
+  const auto sandbox = cpu_sandbox();
+  if (!sandbox) return;
+  const auto ninja = find_tool("ninja");
+  if (!ninja) {
+    WARN("SKIPPED: ninja is not installed");
+    return;
+  }
+  // A project shaped like convlab's: sources under harness/, a datasets/ folder beside them.
+  TempDir tmp("sandbox-cmake");
+  const fs::path project = tmp.path() / "project";
+  fs::create_directories(project / "harness" / "include");
+  fs::create_directories(project / "harness" / "src");
+  fs::create_directories(project / "datasets");
+  std::ofstream(project / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.20)\nproject(p CXX)\nadd_subdirectory(harness)\n";
+  std::ofstream(project / "harness" / "CMakeLists.txt")
+      << "add_executable(lab src/lab.cpp)\ntarget_include_directories(lab PRIVATE include)\n";
+  std::ofstream(project / "harness" / "include" / "h.hpp") << "inline int answer() { return 42; }\n";
+  std::ofstream(project / "harness" / "src" / "lab.cpp") << "#include \"h.hpp\"\nint main() { return answer() - 42; }\n";
+  const fs::path build = tmp.path() / "build";
+  const ProcessResult conf = run_process({cmake_program().string(), "-S", project.string(), "-B", build.string(), "-G",
+                                          "Ninja", "-DCMAKE_MAKE_PROGRAM=" + ninja->string()},
+                                         300s);
+  INFO(conf.output);
+  REQUIRE(conf.exit_code == 0);
+  const SandboxSpec spec = compile_sandbox(*sandbox, project, build, {cmake_program(), *ninja, "/usr/bin/c++"});
+  const ProcessResult r = run_process(sandbox_argv(spec, {cmake_program().string(), "--build", build.string()}), 300s);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, !Catch::Contains("Re-running CMake"));  // every CMake input was there
+  CHECK(fs::exists(build / "harness" / "lab"));
 }
 
 TEST_CASE("sandbox: a lab that walks up to the datasets finds nothing to copy", "[grader][sandbox]") {
