@@ -92,6 +92,8 @@ std::optional<DeviceInfo> query_device(std::string* why_not) {
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   d.driver = fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10);
   d.runtime = fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10);
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), 0) == cudaSuccess) d.pci_bus_id = bus;
   return d;
 }
 

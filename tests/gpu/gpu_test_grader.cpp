@@ -1,12 +1,19 @@
 // The grader on the GPU, end to end (docs/design.md, Targets and Grader contract): `grader grade --solutions` gives
 // full marks, the stubs get none, every deliberately wrong submission in
 // tests/fixtures/wrong_submissions/ is rejected for the reason its expect.json names, and a batch over
-// them runs to the end. Each test runs the real `grader` binary in a child process.
+// them runs to the end — in the sandbox, which the hostile ones among them cannot get out of.
+// Each test runs the real `grader` binary in a child process.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -34,15 +41,15 @@ struct GraderRun {
   json report;
 };
 
-// Runs `grader ARGS --json FILE` and reads the report.
+// Runs `grader ARGS --json FILE` (in `working_dir`, if given) and reads the report.
 GraderRun run_grader(std::vector<std::string> args, const std::string& report_name,
-                     std::chrono::seconds timeout = 900s) {
+                     std::chrono::seconds timeout = 900s, const std::string& working_dir = "") {
   const fs::path report = fs::temp_directory_path() / fmt::format("convlab-gpu-{}.json", report_name);
   fs::remove(report);
   args.insert(args.begin(), (kBin / "grader").string());
   args.insert(args.end(), {"--json", report.string()});
   GraderRun r;
-  r.process = run_process(args, timeout);
+  r.process = run_process(args, timeout, working_dir);
   std::ifstream in(report);
   if (in) r.report = json::parse(in);
   return r;
@@ -65,6 +72,45 @@ std::string labs_with_solutions() {
 bool contains(const json& array, const std::string& value) {
   return std::find(array.begin(), array.end(), value) != array.end();
 }
+
+// Every file under `root` by relative path, with its bytes: "byte-identical" compares these.
+std::map<std::string, std::string> snapshot(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    files[fs::relative(e.path(), root).string()] = s.str();
+  }
+  return files;
+}
+
+// What the hostile submissions reach for, while the batch runs: a loopback listener on the
+// port connects-to-loopback tries, and a secret in the grader's environment.
+class HostileBait {
+ public:
+  HostileBait() {
+    setenv("CONVLAB_TEST_SECRET", "hunter2", 1);
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(47391);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    listening_ = bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && listen(fd_, 1024) == 0;
+  }
+  ~HostileBait() {
+    close(fd_);
+    unsetenv("CONVLAB_TEST_SECRET");
+  }
+  [[nodiscard]] bool listening() const { return listening_; }
+
+ private:
+  int fd_ = -1;
+  bool listening_ = false;
+};
 
 const json& lab_of(const json& submission, const std::string& number) {
   for (const json& l : submission.at("labs")) {
@@ -164,12 +210,29 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
 
   // 1. The batch, over every folder. Submissions whose fault needs a flag (--sanitize) are
   //    graded again below with it; the others are checked here.
+  //    The grader runs in a reports folder (writes-outside aims at it) beside an earlier report;
+  //    afterwards the datasets, that folder and the project's build folder are byte-identical.
+  const fs::path reports = fs::temp_directory_path() / "convlab-gpu-batch-reports";
+  fs::remove_all(reports);
+  fs::create_directories(reports);
+  std::ofstream(reports / "earlier-report.json") << "{\"format\": \"convlab-batch\"}\n";
+  const auto datasets_before = snapshot(kSource / "datasets");
+  const auto reports_before = snapshot(reports);
+  const auto bin_before = snapshot(kBin);
   const fs::path csv = fs::temp_directory_path() / "convlab-gpu-batch.csv";
   fs::remove(csv);
-  const GraderRun batch = run_grader({"batch", kWrong.string(), "--labs", all_labs, "--timeout", "10", "--build-dir",
-                                      build.string(), "--csv", csv.string()},
-                                     "batch", 1800s);
+  GraderRun batch;
+  {
+    HostileBait bait;
+    REQUIRE(bait.listening());
+    batch = run_grader({"batch", kWrong.string(), "--labs", all_labs, "--timeout", "10", "--build-dir",
+                        build.string(), "--csv", csv.string()},
+                       "batch", 1800s, reports.string());
+  }
   INFO(tail(batch.process.output));
+  CHECK(snapshot(kSource / "datasets") == datasets_before);
+  CHECK(snapshot(reports) == reports_before);
+  CHECK(snapshot(kBin) == bin_before);
   CHECK(batch.process.exit_code == kGraded);  // it ran to the end and graded everything
   REQUIRE(batch.report.at("format") == "convlab-batch");
   const json& students = batch.report.at("students");

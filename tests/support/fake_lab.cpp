@@ -6,18 +6,44 @@
 // `tag-not-prose` (the tag "wrote into input" under a message that speaks of another problem)
 // and `prose-not-tag` (a message that names problems, with no tag).
 //
+// It also tries what a cheating submission tries, so that the grader's sandbox is tested without a GPU:
+//
+//   walk-up          looks for <problem>/<case>/expected.npy in every folder above its working
+//                    folder, its executable, its case folders and --fake-target (the path a
+//                    lab's __FILE__ holds), and in their subfolders, and copies it
+//   grader-memory    finds the process named --fake-target among its ancestors and reads its
+//                    /proc/PID/mem
+//   ptrace           finds it the same way and attaches to it with ptrace
+//   connect          connects to 127.0.0.1:--fake-target
+//   environment      looks for a variable whose name holds SECRET
+//   write-outside    writes a file into each folder of --fake-target (a,b) and overwrites the
+//                    expected.npy of its case there with its own (zero) output
+// Each of the four in between "steals" by standing in for what a cheat would do with what it
+// got: it writes the right output when the action succeeded, and 0xFF (unwritten) when the
+// action was refused; walk-up and write-outside cheat for real.
+//
 //   fake_lab CASES... [runner flags] --fake MODE [--fake-case NAME] [--fake-time-ms T]
 //            [--fake-variants a,b] [--fake-problem conv2d|conv_layer] [--fake-masks 1,3,5]
+//            [--fake-target T]
 //
 // MODE applies to every case, or only to the case named by --fake-case (the others are right).
+// A copy of this executable may carry these arguments itself (tests/support/fake_lab_args.hpp).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -29,6 +55,9 @@
 #include "convlab/npy.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/run_reasons.hpp"
+#include "fake_lab_args.hpp"
+
+extern char** environ;
 
 using namespace convlab;
 using nlohmann::json;
@@ -39,7 +68,7 @@ namespace {
 struct Options {
   std::vector<std::string> paths, variants_selected;
   std::string json_path, output_dir, mode = "correct", only_case, variants = "v1", problem = "conv2d",
-                                     masks = "1,3,5,7,9,11,13,15,17";
+                                     masks = "1,3,5,7,9,11,13,15,17", target;
   bool no_check = false, no_time = false, quiet = false, list = false;
   int timeout_s = 60, warmup = 0, repeats = 0;
   double time_ms = 1.0;
@@ -72,9 +101,151 @@ Tensor<float> poisoned(const std::vector<std::size_t>& shape) {
   return f;
 }
 
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The arguments a copy of this executable carries at its end, if any.
+std::vector<std::string> own_arguments() {
+  const std::string self = read_all("/proc/self/exe");
+  const std::string magic = convlab::testing::kFakeArgsMagic;
+  std::uint32_t size = 0;
+  if (self.size() < magic.size() + sizeof size) return {};
+  std::memcpy(&size, self.data() + self.size() - sizeof size, sizeof size);
+  if (size > self.size() - magic.size() - sizeof size) return {};
+  const std::size_t start = self.size() - sizeof size - size;
+  if (self.compare(start - magic.size(), magic.size(), magic) != 0) return {};
+  std::vector<std::string> args;
+  std::istringstream words(self.substr(start, size));
+  for (std::string w; words >> w;) args.push_back(w);
+  return args;
+}
+
+// ---- What a cheating submission tries. Each says on stdout what happened (the grader keeps
+// the output for its report, and trusts none of it).
+
+// walk-up: <problem>/<case>/expected.npy in `start`, its ancestors, and their subfolders.
+std::optional<fs::path> find_expected_upwards(fs::path start, const CaseInfo& info) {
+  std::error_code ec;
+  const fs::path rel = fs::path(problem_name(info.problem)) / info.name / "expected.npy";
+  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / rel, ec)) return dir / rel;
+    for (const auto& child : fs::directory_iterator(dir, ec)) {
+      if (fs::exists(child.path() / rel, ec)) return child.path() / rel;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return std::nullopt;
+}
+
+// The nearest ancestor process whose name is `name`, through /proc.
+std::optional<pid_t> find_ancestor(const std::string& name) {
+  for (pid_t pid = getppid(); pid > 1;) {
+    std::string comm = read_all(fmt::format("/proc/{}/comm", pid));
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm == name) return pid;
+    const std::string stat = read_all(fmt::format("/proc/{}/stat", pid));
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) break;
+    std::istringstream fields(stat.substr(paren + 2));
+    char state = 0;
+    pid_t parent = 0;
+    fields >> state >> parent;
+    pid = parent;
+  }
+  return std::nullopt;
+}
+
+// grader-memory: one byte of the process's first readable mapping.
+bool read_memory_of(pid_t pid) {
+  std::ifstream maps(fmt::format("/proc/{}/maps", pid));
+  std::string line;
+  unsigned long long start = 0;
+  while (std::getline(maps, line)) {
+    unsigned long long from = 0, to = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %4s", &from, &to, perms) == 3 && perms[0] == 'r') {
+      start = from;
+      break;
+    }
+  }
+  const int fd = open(fmt::format("/proc/{}/mem", pid).c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  char byte = 0;
+  const bool ok = start != 0 && pread(fd, &byte, 1, static_cast<off_t>(start)) == 1;
+  close(fd);
+  return ok;
+}
+
+// ptrace: attach, wait for the stop, detach.
+bool attach_to(pid_t pid) {
+  if (ptrace(PTRACE_ATTACH, pid, nullptr, nullptr) != 0) return false;
+  int status = 0;
+  waitpid(pid, &status, __WALL);
+  ptrace(PTRACE_DETACH, pid, nullptr, nullptr);
+  return true;
+}
+
+// connect: a TCP connection to 127.0.0.1:port.
+bool connect_to(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+// environment: a variable whose name holds SECRET.
+std::optional<std::string> secret_variable() {
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name.find("SECRET") != std::string::npos) return name;
+  }
+  return std::nullopt;
+}
+
+// Did the action succeed for this case? Prints what happened either way.
+bool hostile_action_succeeds(const Options& o) {
+  bool ok = false;
+  std::string what;
+  if (o.mode == "grader-memory" || o.mode == "ptrace") {
+    const auto pid = find_ancestor(o.target);
+    if (!pid) {
+      what = fmt::format("no process named {} among my ancestors", o.target);
+    } else {
+      ok = o.mode == "ptrace" ? attach_to(*pid) : read_memory_of(*pid);
+      what = fmt::format("{} of {} (pid {}): {}", o.mode, o.target, *pid, ok ? "done" : std::strerror(errno));
+    }
+  } else if (o.mode == "connect") {
+    ok = connect_to(std::stoi(o.target));
+    what = fmt::format("connect to 127.0.0.1:{}: {}", o.target, ok ? "connected" : std::strerror(errno));
+  } else if (o.mode == "environment") {
+    const auto name = secret_variable();
+    ok = name.has_value();
+    what = ok ? fmt::format("found the variable {}", *name) : "no secret in my environment";
+  }
+  fmt::print("HOSTILE {}: {}\n", o.mode, what);
+  return ok;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc_in, char** argv_in) {
+  // The arguments this copy carries come after the command line's.
+  std::vector<std::string> words(argv_in, argv_in + argc_in);
+  for (const std::string& w : own_arguments()) words.push_back(w);
+  std::vector<char*> arg_pointers;
+  for (std::string& w : words) arg_pointers.push_back(w.data());
+  int argc = static_cast<int>(arg_pointers.size());
+  char** argv = arg_pointers.data();
   Options o;
   CLI::App app{"fake lab runner for the grader's tests"};
   app.add_option("cases", o.paths);
@@ -94,6 +265,7 @@ int main(int argc, char** argv) {
   app.add_option("--fake-variants", o.variants);
   app.add_option("--fake-problem", o.problem);
   app.add_option("--fake-masks", o.masks);
+  app.add_option("--fake-target", o.target);
   CLI11_PARSE(app, argc, argv);
 
   const std::vector<std::string> variants = split(o.variants);
@@ -204,6 +376,34 @@ int main(int argc, char** argv) {
         } else {
           out = poisoned(shape);
         }
+      } else if (mode == "walk-up") {
+        std::vector<fs::path> starts = {fs::current_path(), fs::read_symlink("/proc/self/exe").parent_path(), dir};
+        if (!o.target.empty()) starts.emplace_back(o.target);
+        std::optional<fs::path> found;
+        for (const fs::path& start : starts) {
+          if (!found) found = find_expected_upwards(start, info);
+        }
+        fmt::print("HOSTILE walk-up: {}\n", found ? "copied " + found->string() : "found no expected.npy");
+        out = found ? to_float(read_npy_f64(*found)) : poisoned(shape);
+      } else if (mode == "write-outside") {
+        // Zeros out, and zeros as the expected output wherever this case's lies.
+        for (std::size_t i = 0; i < out.size(); ++i) out.data()[i] = 0.0f;
+        for (const std::string& target : split(o.target)) {
+          const fs::path planted = fs::path(target) / "planted-by-a-lab.txt";
+          std::ofstream(planted) << "a lab was here\n";
+          const fs::path expected = fs::path(target) / problem_name(info.problem) / info.name / "expected.npy";
+          std::error_code ec;
+          if (fs::exists(expected, ec)) {
+            Tensor<double> zeros(shape);
+            try {
+              write_npy(expected, zeros);
+            } catch (const std::exception&) {
+            }
+          }
+          fmt::print("HOSTILE write-outside: {} {}\n", planted.string(), fs::exists(planted, ec) ? "written" : "refused");
+        }
+      } else if (mode == "grader-memory" || mode == "ptrace" || mode == "connect" || mode == "environment") {
+        if (!hostile_action_succeeds(o)) out = poisoned(shape);
       } else if (mode == "usage") {
         fmt::print(stderr, "fake: bad arguments\n");
         return 2;

@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <fstream>
 
 #include "convlab/datagen.hpp"
+#include "fake_lab_args.hpp"
 
 namespace convlab::grader::testing {
 namespace fs = std::filesystem;
@@ -40,10 +42,17 @@ Rubric test_rubric() {
 
 fs::path fake_lab(const fs::path& dir, const std::string& name, const std::string& fake_args) {
   fs::create_directories(dir);
-  const fs::path script = dir / name;
-  std::ofstream(script) << fmt::format("#!/bin/sh\nexec '{}' \"$@\" {}\n", CONVLAB_FAKE_LAB, fake_args);
-  chmod(script.c_str(), 0755);
-  return script;
+  const fs::path exe = dir / name;
+  // One self-contained file, like a real lab executable (a sandboxed run sees nothing else):
+  // the fake's binary with its arguments appended (fake_lab.cpp reads them back).
+  fs::copy_file(CONVLAB_FAKE_LAB, exe, fs::copy_options::overwrite_existing);
+  std::ofstream out(exe, std::ios::binary | std::ios::app);
+  const std::uint32_t size = static_cast<std::uint32_t>(fake_args.size());
+  out << convlab::testing::kFakeArgsMagic << fake_args;
+  out.write(reinterpret_cast<const char*>(&size), sizeof size);
+  out.close();
+  chmod(exe.c_str(), 0755);
+  return exe;
 }
 
 GradeSettings test_settings() {

@@ -35,7 +35,8 @@ CaseSet small_case_set(const std::filesystem::path& root);
 /// The default rubric with a small performance case (20×24, K=3), so tests stay fast.
 Rubric test_rubric();
 
-/// An executable script that runs the fake lab runner with `fake_args` added.
+/// A copy of the fake lab runner (one file, like a lab executable) that runs with `fake_args`
+/// (space-separated) added to its command line.
 std::filesystem::path fake_lab(const std::filesystem::path& dir, const std::string& name, const std::string& fake_args);
 
 /// Settings for tests: 2 s per case, a 1 s grace period, no progress lines.

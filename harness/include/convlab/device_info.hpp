@@ -26,6 +26,7 @@ struct DeviceInfo {
   int memory_bus_bits = 0;         ///< memory bus width
   std::string driver;              ///< "13.0" style driver API version
   std::string runtime;             ///< runtime version
+  std::string pci_bus_id;          ///< "0000:3B:00.0": which /dev/nvidiaN it is (the grader's sandbox)
   /// "NVIDIA H200 (sm_90, 132 SMs, 141 GB)".
   [[nodiscard]] std::string describe() const;
 };

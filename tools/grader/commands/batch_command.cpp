@@ -60,7 +60,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
       return;
     }
     const std::vector<SubmissionResult>& students = outcome.results;
-    fmt::print("\n{}", batch_summary(students, session.labs()));
+    fmt::print("\n{}", batch_summary(students, session.labs(), session.run_info()));
     std::fflush(stdout);
     bool written = write_report_file(o->json, batch_json(students, session.run_info()).dump(2) + "\n", "JSON report");
     written &= write_report_file(o->csv, batch_csv(students, session.labs()), "CSV");

@@ -136,6 +136,7 @@ CorrectnessOutcome run_correctness(const LabInfo& lab, const fs::path& exe, cons
     call.exe = exe;
     call.case_timeout_s = settings.case_timeout_s;
     call.grace_s = settings.process_grace_s;
+    call.sandbox = settings.sandbox;
     call.work_dir = work / fmt::format("process-{}", ++attempt);
     call.planned_runs = 0;
     for (std::size_t k = next; k < plan.cases.size(); ++k) {

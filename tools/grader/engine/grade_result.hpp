@@ -145,6 +145,8 @@ struct RunInfo {
   std::string rubric;      ///< rubric file
   std::string rubric_name;
   std::vector<std::string> options;  ///< the command line
+  bool sandboxed = true;   ///< every student-controlled step ran in the sandbox
+  std::string sandbox;     ///< the reports' line about it (engine/grading_sandbox.hpp)
 };
 
 }  // namespace convlab::grader

@@ -16,6 +16,7 @@
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
 #include "convlab/device_info.hpp"
+#include "engine/grading_sandbox.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -41,6 +42,7 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
   out.push_back(fmt::format("--timeout {}", o.timeout_s));
   if (o.sanitize) out.push_back("--sanitize");
   if (o.profile) out.push_back("--profile");
+  if (o.no_sandbox) out.push_back("--no-sandbox");
   return out;
 }
 
@@ -98,6 +100,9 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
   cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");
+  cmd->add_flag("--no-sandbox", o.no_sandbox,
+                "run the submissions' compiles and runs without the bubblewrap sandbox (they can then read the "
+                "datasets and write your files; every report says so)");
 }
 
 GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) {
@@ -154,6 +159,26 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
     }
   }
   if (o.profile) settings.ncu = find_tool("ncu");
+  if (!o.no_sandbox) {
+    std::vector<fs::path> tools;
+    for (const auto& t : {settings.compute_sanitizer, settings.ncu}) {
+      if (t) tools.push_back(*t);
+    }
+    std::string problem, fix;
+    settings.sandbox = make_lab_sandbox(device->pci_bus_id, tools, &problem, &fix);
+    if (!settings.sandbox) {
+      fmt::print(stderr,
+                 "grader: cannot grade: the sandbox that keeps each submission away from the datasets, the "
+                 "repository, other submissions and this grader cannot start: {}.\n"
+                 "To fix it: {}.\n"
+                 "Nothing was graded. To grade anyway, unsandboxed, add --no-sandbox (every report then says so).\n",
+                 problem, fix);
+      exit_code = kCouldNotGrade;
+      return;
+    }
+  } else {
+    fmt::print(stderr, "grader: warning: --no-sandbox: {}\n", sandbox_description(false));
+  }
   if (!o.quiet) settings.progress = [](const std::string& line) {
     fmt::print(stderr, "  {}\n", line);
     std::fflush(stderr);
@@ -189,6 +214,8 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
   run_.rubric = rubric.source;
   run_.rubric_name = rubric.name;
   run_.options = describe_options(o);
+  run_.sandboxed = !o.no_sandbox;
+  run_.sandbox = sandbox_description(run_.sandboxed);
 
   env_ = std::make_unique<GradingEnvironment>(std::move(cases), std::move(rubric), std::move(settings),
                                               work_root_ / "work", grading_platform().reference_exe,
@@ -244,6 +271,7 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
     b.build_dir = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
     b.cuda_architectures = cuda_architectures_;
     b.jobs = options_.jobs;
+    b.sandbox = env_->settings().sandbox;
     if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
     builder_ = grading_platform().make_builder(b, all_labs_);
   }

@@ -42,6 +42,7 @@ struct GradeOptions {
   bool serial = false;             ///< batch: one submission after another, no pipeline
   bool quiet = false;
   bool keep_work = false;
+  bool no_sandbox = false;         ///< run the submissions' steps unsandboxed (reports say so)
 };
 
 /// Adds the options shared by grade and batch to `cmd`.

@@ -61,7 +61,7 @@ const LabListing* GradingEnvironment::listing(const LabInfo& lab, const std::opt
   std::string why;
   for (const std::optional<fs::path>& exe : {listing_exe_(lab), fallback}) {
     if (!exe) continue;
-    if (auto l = list_lab(*exe, fresh_dir(lab.id() + "-list"), &why)) {
+    if (auto l = list_lab(*exe, fresh_dir(lab.id() + "-list"), &why, settings_.sandbox)) {
       return &listings_.emplace(lab.number, std::move(*l)).first->second;
     }
   }

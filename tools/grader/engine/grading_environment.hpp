@@ -15,6 +15,7 @@
 #include "engine/lab_catalog.hpp"
 #include "engine/lab_listing.hpp"
 #include "engine/rubric.hpp"
+#include "system/sandbox.hpp"
 
 namespace convlab::grader {
 
@@ -30,6 +31,8 @@ struct GradeSettings {
   int process_grace_s = 30;       ///< the grader kills a child this long after all its runs' timeouts
   std::size_t sanitize_max_outputs = 4096;  ///< "small case": at most this many outputs
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
+  /// The sandbox every lab run goes in (engine/grading_sandbox.hpp); nullopt: --no-sandbox.
+  std::optional<SandboxSpec> sandbox;
 };
 
 /// A reference solution's times on the performance case.

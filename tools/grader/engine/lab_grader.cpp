@@ -42,7 +42,7 @@ void sanitize(const LabInfo& lab, const fs::path& exe, const LabListing& listing
     } else {
       env.progress(fmt::format("{}: compute-sanitizer {} on {} small cases", lab.id(), tool, small.size()));
       s = run_sanitizer(*settings.compute_sanitizer, tool, exe, small, runs, settings.case_timeout_s,
-                        work / tool);
+                        work / tool, settings.sandbox);
     }
     if (s.hazards > 0) add_reason(result.reasons, tool);
     if (!s.ran && !small.empty() && !result.correctness.hung && s.unavailable.rfind("not run", 0) != 0) {
@@ -68,7 +68,8 @@ void profile(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
       continue;
     }
     env.progress(fmt::format("{}: ncu on {} {}", lab.id(), perf.info.id(), v.name));
-    result.profile.push_back(run_ncu(*settings.ncu, exe, v.name, staged, settings.case_timeout_s, work / v.name));
+    result.profile.push_back(run_ncu(*settings.ncu, exe, v.name, staged, settings.case_timeout_s, work / v.name,
+                                         settings.sandbox));
   }
   fs::remove_all(work);
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "engine/runner_call.hpp"
 #include "system/subprocess.hpp"
 
 namespace convlab::grader {
@@ -64,11 +65,14 @@ LabListing parse_lab_listing(const json& j) {
   return listing;
 }
 
-std::optional<LabListing> list_lab(const fs::path& exe, const fs::path& work_dir, std::string* error) {
+std::optional<LabListing> list_lab(const fs::path& exe, const fs::path& work_dir, std::string* error,
+                                   const std::optional<SandboxSpec>& sandbox) {
   fs::create_directories(work_dir);
   const fs::path json_path = work_dir / (exe.filename().string() + "-list.json");
   fs::remove(json_path);
-  const ProcessResult p = run_process({exe.string(), "--list", "--json", json_path.string()}, std::chrono::seconds(60));
+  const ProcessResult p = run_process(
+      lab_sandbox_argv(sandbox, exe, {}, work_dir, {exe.string(), "--list", "--json", json_path.string()}),
+      std::chrono::seconds(60), work_dir.string());
   auto fail = [&](const std::string& why) -> std::optional<LabListing> {
     if (error) *error = fmt::format("{} --list: {}", exe.filename().string(), why);
     return std::nullopt;

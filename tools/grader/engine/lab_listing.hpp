@@ -16,6 +16,7 @@
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/mask_widths.hpp"
+#include "system/sandbox.hpp"
 
 namespace convlab::grader {
 
@@ -41,9 +42,10 @@ struct LabListing {
 /// Parses `{"format": "convlab-lab-list", "version": 1, ...}`. @throws std::runtime_error.
 LabListing parse_lab_listing(const nlohmann::json& j);
 
-/// Runs `exe --list --json FILE` (FILE inside `work_dir`). @returns nullopt with the reason in
-/// `error` if the executable does not run or its list is unreadable.
+/// Runs `exe --list --json FILE` (FILE inside `work_dir`), in `sandbox` when given (a
+/// student's executable lists its variants like it runs: sandboxed). @returns nullopt with the
+/// reason in `error` if the executable does not run or its list is unreadable.
 std::optional<LabListing> list_lab(const std::filesystem::path& exe, const std::filesystem::path& work_dir,
-                                   std::string* error);
+                                   std::string* error, const std::optional<SandboxSpec>& sandbox = std::nullopt);
 
 }  // namespace convlab::grader

@@ -166,7 +166,7 @@ ProfileResult profile_from_ncu(const std::string& variant, const std::string& cs
 }
 
 ProfileResult run_ncu(const fs::path& ncu, const fs::path& exe, const std::string& variant, const fs::path& perf_case,
-                      int timeout_s, const fs::path& work) {
+                      int timeout_s, const fs::path& work, const std::optional<SandboxSpec>& sandbox) {
   fs::create_directories(work);
   const fs::path log = work / "ncu.csv";
   fs::remove(log);
@@ -180,6 +180,7 @@ ProfileResult run_ncu(const fs::path& ncu, const fs::path& exe, const std::strin
   call.work_dir = work;
   call.case_timeout_s = timeout_s * 20;  // ncu replays each kernel once per counter pass
   call.planned_runs = 1;
+  call.sandbox = sandbox;
   call.wrapper = {ncu.string(), "--csv", "--print-units", "base", "--clock-control", "none",
                   "--metrics", metrics, "-c", "64", "--log-file", log.string()};
   const RunnerReport report = call_runner(call);

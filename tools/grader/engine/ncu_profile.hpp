@@ -7,10 +7,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/grade_result.hpp"
+#include "system/sandbox.hpp"
 
 namespace convlab::grader {
 
@@ -49,8 +51,9 @@ ProfileResult profile_from_ncu(const std::string& variant, const std::string& cs
 /// A profile in which every metric is unavailable for `reason`.
 ProfileResult unavailable_profile(const std::string& variant, const std::string& reason);
 
-/// Runs ncu on `exe --variant VARIANT` over the staged `perf_case`.
+/// Runs ncu on `exe --variant VARIANT` over the staged `perf_case`, inside `sandbox` when given.
 ProfileResult run_ncu(const std::filesystem::path& ncu, const std::filesystem::path& exe, const std::string& variant,
-                      const std::filesystem::path& perf_case, int timeout_s, const std::filesystem::path& work);
+                      const std::filesystem::path& perf_case, int timeout_s, const std::filesystem::path& work,
+                      const std::optional<SandboxSpec>& sandbox = std::nullopt);
 
 }  // namespace convlab::grader

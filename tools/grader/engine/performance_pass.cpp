@@ -19,6 +19,7 @@ TimedRun run_timed(const fs::path& exe, const LabListing& listing, const Grading
   call.time = true;
   call.case_timeout_s = env.settings().case_timeout_s;
   call.grace_s = env.settings().process_grace_s;
+  call.sandbox = env.settings().sandbox;
   call.work_dir = work;
   call.planned_runs = static_cast<int>(listing.variants.size());
   const RunnerReport report = call_runner(call);

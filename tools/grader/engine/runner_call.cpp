@@ -77,6 +77,19 @@ fs::path output_file(const fs::path& output_dir, const std::string& case_name, c
   return output_dir / fmt::format("{}__{}.npy", case_name, variant);
 }
 
+std::vector<std::string> lab_sandbox_argv(const std::optional<SandboxSpec>& sandbox, const fs::path& exe,
+                                          const std::vector<fs::path>& inputs, const fs::path& writable,
+                                          const std::vector<std::string>& argv) {
+  if (!sandbox) return argv;
+  // Exactly the executable (the labs link the harness statically; the system's and the
+  // driver's libraries are in every sandbox) and the staged inputs: no build folder, no
+  // tuning file, no source tree.
+  SandboxSpec spec = sandbox->with_read_only({exe});
+  spec.read_only.insert(spec.read_only.end(), inputs.begin(), inputs.end());
+  spec.writable = writable;
+  return sandbox_argv(spec, argv);
+}
+
 RunnerReport call_runner(const RunnerCall& call) {
   RunnerReport r;
   fs::create_directories(call.work_dir);
@@ -104,7 +117,8 @@ RunnerReport call_runner(const RunnerCall& call) {
     deadline = std::chrono::seconds(static_cast<long long>(call.case_timeout_s) * (std::max(call.planned_runs, 1) + 1) +
                                     call.grace_s);
   }
-  r.process = run_process(argv, deadline, call.work_dir.string());
+  r.process = run_process(lab_sandbox_argv(call.sandbox, call.exe, call.cases, call.work_dir, argv), deadline,
+                          call.work_dir.string());
   read_report(json_path, r);
   return r;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "system/sandbox.hpp"
 #include "system/subprocess.hpp"
 
 namespace convlab::grader {
@@ -25,6 +26,9 @@ struct RunnerCall {
   std::chrono::milliseconds deadline{0};     ///< the grader's kill; 0: derived from the runs
   int planned_runs = 1;                      ///< runs expected, to derive the deadline
   int grace_s = 30;                          ///< start-up and ceilings, added to the derived deadline
+  /// The sandbox to run it in (system/sandbox.hpp): the executable and the cases are added
+  /// read-only, work_dir is the one writable folder. nullopt: unsandboxed (--no-sandbox).
+  std::optional<SandboxSpec> sandbox;
 };
 
 /// One entry of the runner's JSON "results".
@@ -60,6 +64,13 @@ struct RunnerReport {
 /// The output file of one run.
 std::filesystem::path output_file(const std::filesystem::path& output_dir, const std::string& case_name,
                                   const std::string& variant);
+
+/// `argv`, run in `sandbox` with `exe` and `inputs` added read-only and `writable` the one
+/// writable folder; `argv` itself when there is no sandbox. One rule for every lab run (the
+/// runner, its listing, compute-sanitizer and ncu around it).
+std::vector<std::string> lab_sandbox_argv(const std::optional<SandboxSpec>& sandbox, const std::filesystem::path& exe,
+                                          const std::vector<std::filesystem::path>& inputs,
+                                          const std::filesystem::path& writable, const std::vector<std::string>& argv);
 
 /// Runs the lab and reads its report; never throws for the child's failures.
 RunnerReport call_runner(const RunnerCall& call);

@@ -85,13 +85,14 @@ SanitizerResult parse_sanitizer_output(const std::string& tool, const std::strin
 
 SanitizerResult run_sanitizer(const fs::path& sanitizer, const std::string& tool, const fs::path& exe,
                               const std::vector<fs::path>& cases, int planned_runs, int timeout_s,
-                              const fs::path& work) {
+                              const fs::path& work, const std::optional<SandboxSpec>& sandbox) {
   RunnerCall call;
   call.exe = exe;
   call.cases = cases;
   call.work_dir = work;
   call.case_timeout_s = timeout_s * 10;  // instrumented kernels run far slower
   call.planned_runs = planned_runs;
+  call.sandbox = sandbox;
   call.wrapper = {sanitizer.string(), "--tool", tool, "--error-exitcode", std::to_string(kFindingExitCode),
                   "--print-limit", "10"};
   const RunnerReport report = call_runner(call);

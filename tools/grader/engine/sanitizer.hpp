@@ -4,10 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/grade_result.hpp"
+#include "system/sandbox.hpp"
 
 namespace convlab::grader {
 
@@ -17,9 +19,11 @@ namespace convlab::grader {
 SanitizerResult parse_sanitizer_output(const std::string& tool, const std::string& output);
 
 /// Runs `sanitizer --tool TOOL` on `exe` over `cases` (staged folders), the runner in its
-/// grading mode (--no-check --no-time); `timeout_s` is the runner's per-case timeout.
+/// grading mode (--no-check --no-time), inside `sandbox` when given (the tool with it: the
+/// child is the student's); `timeout_s` is the runner's per-case timeout.
 SanitizerResult run_sanitizer(const std::filesystem::path& sanitizer, const std::string& tool,
                               const std::filesystem::path& exe, const std::vector<std::filesystem::path>& cases,
-                              int planned_runs, int timeout_s, const std::filesystem::path& work);
+                              int planned_runs, int timeout_s, const std::filesystem::path& work,
+                              const std::optional<SandboxSpec>& sandbox = std::nullopt);
 
 }  // namespace convlab::grader

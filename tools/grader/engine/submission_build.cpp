@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/grading_sandbox.hpp"
 #include "engine/reasons.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
@@ -124,6 +125,9 @@ bool SubmissionBuilder::configure(std::string* error) {
                                    "-DCONVLAB_LABS_DIR=" + (build / "submission").string(),
                                    "-DCONVLAB_ENABLE_CUDA=ON", "-DCONVLAB_BUILD_TESTS=OFF",
                                    "-DCMAKE_BUILD_TYPE=Release",
+                                   // No compiler cache: the sandboxed compile cannot write one,
+                                   // and a cache shared by submissions is a channel between them.
+                                   "-DCMAKE_CXX_COMPILER_LAUNCHER=", "-DCMAKE_CUDA_COMPILER_LAUNCHER=",
                                    "-DCMAKE_CUDA_ARCHITECTURES=" + settings_.cuda_architectures};
   if (!fs::exists(build / "CMakeCache.txt")) {
     if (find_tool("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
@@ -172,9 +176,15 @@ LabExecutable SubmissionBuilder::build(const LabInfo& lab, const fs::path& exe_d
   fs::remove(built);  // never grade an executable left by the previous submission
   if (settings_.progress) settings_.progress(fmt::format("{}: compiling {}", lab.id(), (submission_ / lab.folder).string()));
   const int jobs = settings_.jobs > 0 ? settings_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const ProcessResult p = run_process({cmake_program().string(), "--build", settings_.build_dir.string(), "--target",
-                                       lab.id(), "-j", std::to_string(jobs)},
-                                      900s);
+  std::vector<std::string> argv = {cmake_program().string(), "--build", settings_.build_dir.string(), "--target",
+                                   lab.id(), "-j", std::to_string(jobs)};
+  if (settings_.sandbox) {
+    std::vector<fs::path> programs = {cmake_program()};
+    if (const auto ninja = find_tool("ninja")) programs.push_back(*ninja);
+    if (const auto nvcc = cuda_compiler()) programs.push_back(*nvcc);
+    argv = sandbox_argv(compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.build_dir, programs), argv);
+  }
+  const ProcessResult p = run_process(argv, 900s);
   if (p.exit_code != 0 || !fs::exists(built)) {
     result.build_reasons = {reason::kCompileError};
     result.build_message = fmt::format("does not compile ({}):\n{}", p.describe(),

@@ -3,6 +3,11 @@
 // configured once per build folder, and each lab's target is built on its own, so that a lab
 // that does not compile fails alone, with the compiler's message.
 //
+// Configuring and building the harness compile only the project's code, and run outside the
+// sandbox; each lab's compile reads the student's files, and runs inside it
+// (engine/grading_sandbox.hpp: the project's build inputs read-only, the build folder the one
+// writable folder; never datasets/, solutions/ or another submission).
+//
 // One build folder serves a whole batch: only the staged lab sources change from one
 // submission to the next (and only files whose bytes changed are rewritten, so an unchanged
 // lab is not recompiled), and the harness library is compiled once.
@@ -10,11 +15,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/lab_catalog.hpp"
 #include "engine/lab_grader.hpp"
+#include "system/sandbox.hpp"
 
 namespace convlab::grader {
 
@@ -25,6 +32,9 @@ struct BuildSettings {
   std::string cuda_architectures;     ///< e.g. "90": the GPU's, from the device query
   int jobs = 0;                       ///< parallel compile jobs (0: one per core)
   std::function<void(const std::string&)> progress;
+  /// The lab runs' sandbox (engine/grading_sandbox.hpp): each lab's compile runs in its compile
+  /// variant. nullopt: unsandboxed (--no-sandbox).
+  std::optional<SandboxSpec> sandbox;
 };
 
 /// Builds the labs of one submission after another in one build folder.

@@ -105,8 +105,10 @@ json schedule_json(const std::vector<ScheduleRecord>& schedule) {
   return {{"format", "convlab-schedule"}, {"version", 1}, {"submissions", list}};
 }
 
-std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs) {
-  std::string out = fmt::format("{:<32}{:>12}  {:<16} {}\n", "student", "score", "status", "problems");
+std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
+                          const RunInfo& run) {
+  std::string out = fmt::format("sandbox: {}\n", run.sandbox);
+  out += fmt::format("{:<32}{:>12}  {:<16} {}\n", "student", "score", "status", "problems");
   double total = 0;
   for (const SubmissionResult& s : students) {
     std::vector<std::string> problems;

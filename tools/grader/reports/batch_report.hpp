@@ -25,7 +25,8 @@ std::string batch_csv(const std::vector<SubmissionResult>& students, const std::
 nlohmann::json batch_json(const std::vector<SubmissionResult>& students, const RunInfo& run);
 
 /// The summary for the terminal: one line per student, then totals and per-lab pass rates.
-std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs);
+std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
+                          const RunInfo& run);
 
 /// {"format": "convlab-schedule", "version": 1, "submissions": [{"submission", "build_worker",
 /// "build_start_s", "build_end_s", "gpu", "gpu_start_s", "gpu_end_s"}]}: where and when each

@@ -138,7 +138,8 @@ double SubmissionResult::max_score() const {
 std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
   std::string out;
   out += fmt::format("convlab grade: {} ({}) on {}\n", s.name, s.path.string(), run.device);
-  out += fmt::format("cases: {}; rubric: {} ({})\n\n", run.datasets, run.rubric_name, run.rubric);
+  out += fmt::format("cases: {}; rubric: {} ({})\n", run.datasets, run.rubric_name, run.rubric);
+  out += fmt::format("sandbox: {}\n\n", run.sandbox);
   out += fmt::format("{:<7}{:>11}{:>13}{:>11}{:>18}{:>12}{:>8}{:>11}{:>10}  {}\n", "lab", "points", "correctness",
                      "speed", "runs pass/fail", "best time", "× ref", "GB/s", "roofline", "reasons");
   for (const LabResult& l : s.labs) {
@@ -221,7 +222,7 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
 json run_info_json(const RunInfo& run) {
   return {{"convlab_version", run.convlab_version}, {"started", run.started}, {"device", run.device},
           {"datasets", run.datasets},  {"rubric", run.rubric},  {"rubric_name", run.rubric_name},
-          {"command_line", run.options}};
+          {"command_line", run.options}, {"sandboxed", run.sandboxed}, {"sandbox", run.sandbox}};
 }
 
 json submission_json(const SubmissionResult& s) {
@@ -342,6 +343,7 @@ json gradescope_json(const SubmissionResult& s, const RunInfo& run) {
                      {"output", speed}, {"visibility", "visible"}});
   }
   std::string output = fmt::format("Graded on {} with {} cases (rubric: {}).", run.device, run.datasets, run.rubric_name);
+  if (!run.sandboxed) output = run.sandbox + "\n" + output;
   if (!s.could_not_grade.empty()) output += "\nCould not grade: " + join(s.could_not_grade, "; ");
   return {{"score", s.score()}, {"output", output}, {"tests", tests}, {"stdout_visibility", "visible"}};
 }

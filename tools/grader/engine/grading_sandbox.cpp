@@ -1,0 +1,130 @@
+#include "engine/grading_sandbox.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#if CONVLAB_GRADER_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "system/tool_paths.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A program's install folder: <prefix>/bin/tool -> <prefix>, else the tool's own folder.
+fs::path install_root(const fs::path& program) {
+  std::error_code ec;
+  fs::path real = fs::canonical(program, ec);
+  if (ec) real = program;
+  const fs::path folder = real.parent_path();
+  return folder.filename() == "bin" ? folder.parent_path() : folder;
+}
+
+// Both a path and what its links resolve to (/usr/local/cuda -> /usr/local/cuda-12.4).
+void add_with_target(std::vector<fs::path>& out, const fs::path& p) {
+  out.push_back(p);
+  std::error_code ec;
+  const fs::path real = fs::canonical(p, ec);
+  if (!ec && real != p) out.push_back(real);
+}
+
+}  // namespace
+
+std::optional<SandboxSpec> make_lab_sandbox(const std::string& pci_bus_id, const std::vector<fs::path>& tools,
+                                            std::string* problem, std::string* fix) {
+  const SandboxProbe probe = probe_sandbox();
+  if (!probe.ok()) {
+    *problem = probe.problem;
+    *fix = probe.fix;
+    return std::nullopt;
+  }
+  SandboxSpec spec;
+  spec.bwrap = *probe.bwrap;
+#if CONVLAB_GRADER_CUDA
+  // The driver creates /dev/nvidia-uvm on the first context of the machine; a node that does
+  // not exist yet cannot be bound into the sandbox.
+  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+    *problem = fmt::format("the GPU does not open: {} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
+    *fix = "check nvidia-smi";
+    return std::nullopt;
+  }
+  cudaDeviceReset();  // the node stays; the grader keeps no context on the GPU it times on
+#endif
+  std::string nodes_error;
+  spec.devices = gpu_device_nodes(pci_bus_id, &nodes_error);
+  if (!nodes_error.empty()) {
+    *problem = nodes_error;
+    *fix = "make /proc/driver/nvidia/gpus/ visible, or leave one GPU in the container";
+    return std::nullopt;
+  }
+  // The driver's libraries, wherever this machine keeps libcuda.so.1 (a container runtime
+  // often mounts them outside /usr).
+  if (const auto driver = library_folder("libcuda.so.1")) {
+    add_with_target(spec.read_only, *driver);
+    spec.library_path.push_back(*driver);
+  }
+  const fs::path cuda_bin = CONVLAB_CUDA_BIN_DIR;
+  if (!cuda_bin.empty()) {
+    add_with_target(spec.read_only, cuda_bin.parent_path());
+    spec.path.push_back(cuda_bin);
+  }
+  for (const fs::path& t : tools) add_with_target(spec.read_only, install_root(t));
+  return spec;
+}
+
+std::vector<fs::path> build_rerun_inputs(const fs::path& build_dir) {
+  std::ifstream in(build_dir / "build.ninja");
+  std::string line;
+  std::vector<fs::path> inputs;
+  while (std::getline(in, line)) {
+    if (line.rfind("build build.ninja", 0) != 0 || line.find("RERUN_CMAKE") == std::string::npos) continue;
+    const auto bar = line.find(" | ");
+    if (bar == std::string::npos) break;
+    // Ninja escapes a space in a path as "$ " and a colon as "$:".
+    std::string token;
+    const std::string rest = line.substr(bar + 3);
+    for (std::size_t i = 0; i <= rest.size(); ++i) {
+      if (i < rest.size() && rest[i] == '$' && i + 1 < rest.size()) {
+        token += rest[++i];
+      } else if (i == rest.size() || rest[i] == ' ') {
+        if (!token.empty() && token[0] == '/') inputs.emplace_back(token);
+        token.clear();
+      } else {
+        token += rest[i];
+      }
+    }
+    break;
+  }
+  return inputs;
+}
+
+SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir, const fs::path& build_dir,
+                            const std::vector<fs::path>& programs) {
+  SandboxSpec spec = labs;
+  spec.devices.clear();
+  // What the lab targets compile and include: the harness (and its lab mains), lab 07's
+  // autotuner headers, the CMake helpers, the offline dependency bundle if there is one.
+  // (.deps is often a link to a bundle elsewhere: both paths are bound.)
+  for (const char* part : {"harness", "tools/autotune", "cmake", ".deps"}) add_with_target(spec.read_only, source_dir / part);
+  for (const fs::path& f : build_rerun_inputs(build_dir)) spec.read_only.push_back(f);
+  for (const fs::path& p : programs) add_with_target(spec.read_only, install_root(p));
+  spec.writable = build_dir;
+  spec.working_dir = build_dir;
+  return spec;
+}
+
+std::string sandbox_description(bool sandboxed) {
+  if (sandboxed) {
+    return "sandboxed (bubblewrap): each compile and lab run saw only the system, the CUDA toolkit and driver, its "
+           "own inputs and one fresh output folder; no network, no other process";
+  }
+  return "NOT SANDBOXED (--no-sandbox): the submissions' compiles and runs could read and write whatever this "
+         "user can (datasets, expected outputs, other submissions, these reports)";
+}
+
+}  // namespace convlab::grader
