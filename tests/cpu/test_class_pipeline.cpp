@@ -245,7 +245,7 @@ TEST_CASE("grader merge: a student's report read back gives the batch's CSV row"
     back.push_back(read_student_file(file).result);
   }
   CHECK(batch_csv(back, {lab01()}) == batch_csv(out.results, {lab01()}));
-  CHECK(batch_summary(back, {lab01()}) == batch_summary(out.results, {lab01()}));
+  CHECK(batch_summary(back, {lab01()}, RunInfo{}) == batch_summary(out.results, {lab01()}, RunInfo{}));
 
   const fs::path broken = c.tmp.path() / "broken.json";
   std::ofstream(broken) << R"({"format": "convlab-grade", "version": 1, "run": {}, "submission": {"name": "x"}})";

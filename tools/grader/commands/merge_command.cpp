@@ -91,9 +91,16 @@ int merge(const MergeOptions& o) {
     submissions.push_back(std::move(j));
   }
 
-  fmt::print("{}", batch_summary(students, labs));
+  // The tasks' own run records say whether they were sandboxed; the class report repeats it.
+  RunInfo info;
+  if (run.is_object()) {
+    info.sandboxed = run.value("sandboxed", true);
+    info.sandbox = run.value("sandbox", std::string());
+  }
+  if (info.sandbox.empty()) info.sandbox = "as each student's report says";
+  fmt::print("{}", batch_summary(students, labs, info));
   std::fflush(stdout);
-  json report = batch_json(students, RunInfo{});
+  json report = batch_json(students, info);
   report["run"] = run.is_null() ? json::object() : run;
   report["students"] = submissions;
   bool written = write_report_file(o.json, report.dump(2) + "\n", "JSON report");
