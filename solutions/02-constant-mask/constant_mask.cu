@@ -12,7 +12,6 @@
 //            input pixel is still left to L1/L2.
 //
 // Shapes: N, P are height×width row-major; M (device) is K×K row-major, K ≤ 17; block 32×8.
-#include "convlab/ceil_div.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 
@@ -61,7 +60,7 @@ void conv2d_constant_mask(const Conv2dArgs& a) {
   CUDA_CHECK(cudaMemcpyToSymbolAsync(M_c, a.M, static_cast<size_t>(k) * k * sizeof(float), 0,
                                      cudaMemcpyDeviceToDevice));
   const dim3 block(BLOCK_X, BLOCK_Y);
-  const dim3 grid(ceil_div(a.width, BLOCK_X), ceil_div(a.height, BLOCK_Y));
+  const dim3 grid((a.width + BLOCK_X - 1) / BLOCK_X, (a.height + BLOCK_Y - 1) / BLOCK_Y);
   constant_mask_kernel<BLOCK_X, BLOCK_Y><<<grid, block>>>(a.N, a.P, a.height, a.width, k);
   CUDA_CHECK(cudaGetLastError());
 }

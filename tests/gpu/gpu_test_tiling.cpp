@@ -84,7 +84,8 @@ TEST_CASE("gpu: solutions 02-05 pass every odd K on both sides of their tile edg
   const auto specs = tile_edge_specs();
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
-    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));
+    INFO(exe << " on " << (work / "conv2d").string());
+    testing::expect_all_pass(testing::run_lab(exe, work / "conv2d", {"--no-time"}, 600s), static_cast<int>(specs.size()));
   }
   fs::remove_all(work);
 }
@@ -96,7 +97,8 @@ TEST_CASE("gpu: solutions 02-05 pass a fresh random set, masks up to 17", "[gpu]
   const auto specs = random_conv2d_specs(seed, 40, 300, kOddMaskWidths);
   for (const Conv2dSpec& s : specs) write_case(work / "conv2d" / s.name, generate_case(s));
   for (const std::string& exe : kSolutions) {
-    expect_all_pass(exe, work / "conv2d", static_cast<int>(specs.size()));
+    INFO(exe << " on " << (work / "conv2d").string());
+    testing::expect_all_pass(testing::run_lab(exe, work / "conv2d", {"--no-time"}, 600s), static_cast<int>(specs.size()));
   }
   fs::remove_all(work);
 }

@@ -40,7 +40,7 @@ struct VariantEntry {
 /// One lab.
 struct LabEntry {
   int number;                 ///< 5
-  const char* folder;         ///< "05-tiled-cached-halo", under labs/ and solutions/
+  const char* folder;         ///< "05-tiled-cached-halo", the folder under labs/ and solutions/
   const char* title;          ///< what the runner prints
   Problem problem;            ///< conv2d or conv_layer
   MaskWidths mask_widths;     ///< the K its variants take (conv2d); every K for conv_layer
@@ -50,9 +50,9 @@ struct LabEntry {
 
   /// "05"
   [[nodiscard]] std::string number_text() const { return (number < 10 ? "0" : "") + std::to_string(number); }
-  /// "lab05": the executable built from labs/<folder>/.
+  /// "lab05": the executable built from the lab's folder under labs/.
   [[nodiscard]] std::string executable() const { return "lab" + number_text(); }
-  /// "solution05": the executable built from solutions/<folder>/.
+  /// "solution05": the executable built from the lab's folder under solutions/.
   [[nodiscard]] std::string solution() const { return "solution" + number_text(); }
   /// The variant named `name`, or nullptr.
   [[nodiscard]] const VariantEntry* variant(std::string_view name) const {

@@ -13,7 +13,7 @@ namespace convlab {
 /// - '|' would end the cell; '*', '`', '~', '[', ']', '<' and '\' would start emphasis, code,
 ///   strikethrough, a link or HTML ("2*K^2 ... sqrt(2*67)" in italics without its stars):
 ///   each gets a backslash in front;
-/// - a line break ('\n', '\r') would end the table row: it becomes one space.
+/// - a line break (newline or carriage return) would end the table row: it becomes one space.
 /// '_' is left alone: inside a word (TILE_WIDTH) it never starts emphasis.
 [[nodiscard]] std::string markdown_cell(std::string_view text);
 

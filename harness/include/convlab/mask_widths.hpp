@@ -36,7 +36,10 @@ class MaskWidths {
   static MaskWidths of(const std::vector<int>& widths);
 
   /// Parses "3,5,7" (spaces around items allowed) or "all" (= `allowed`). Every width must be
-  /// in `allowed`. @param who what takes the widths, for the errors ("lab 07", "the naive kernel")
+  /// in `allowed`.
+  /// @param text    the list, or "all"
+  /// @param allowed the widths the context takes
+  /// @param who     what takes the widths, for the errors ("lab 07", "the naive kernel")
   /// @throws std::invalid_argument naming the bad item: "'3x' is not a mask width", "mask width
   ///         18 is outside 1..17", "mask width 3 is given twice", "mask width 8 is not one lab 07
   ///         takes (2,3,4,5,6,7,9,11,13,15,17)", "no mask width given"
@@ -65,7 +68,9 @@ class MaskWidths {
     m.bits_ = a.bits_ | b.bits_;
     return m;
   }
+  /// The same widths.
   friend constexpr bool operator==(MaskWidths a, MaskWidths b) { return a.bits_ == b.bits_; }
+  /// Not the same widths.
   friend constexpr bool operator!=(MaskWidths a, MaskWidths b) { return a.bits_ != b.bits_; }
 
  private:

@@ -34,12 +34,12 @@ inline constexpr const char* kCudaError = "CUDA error";                  ///< an
 inline constexpr const char* kRunnerError = "runner error";              ///< unreadable report
 
 // Building.
-inline constexpr const char* kMissingFile = "missing file";
-inline constexpr const char* kCompileError = "compile error";
+inline constexpr const char* kMissingFile = "missing file";    ///< a file of the lab is not in the submission
+inline constexpr const char* kCompileError = "compile error";  ///< the submission does not build
 
 // compute-sanitizer (--sanitize).
-inline constexpr const char* kMemcheck = "memcheck";
-inline constexpr const char* kRacecheck = "racecheck";
+inline constexpr const char* kMemcheck = "memcheck";    ///< memcheck reported an error
+inline constexpr const char* kRacecheck = "racecheck";  ///< racecheck reported a shared-memory race
 
 // Performance.
 inline constexpr const char* kTooSlow = "too slow";  ///< slower than the rubric's full-points ratio
