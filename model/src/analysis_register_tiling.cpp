@@ -179,7 +179,7 @@ double RegisterTilingAnalysis::reduction() const {
 }
 
 double RegisterTilingAnalysis::global_load_bytes() const {
-  return kBytesPerFloat * static_cast<double>(input_loads + mask_loads);
+  return kBytesPerFloat * static_cast<double>(compiled_input_loads + mask_loads);
 }
 
 std::string RegisterTilingAnalysis::describe() const {
@@ -231,15 +231,32 @@ RegisterTilingAnalysis analyze_register_tiling(const TileConfig& c, int height, 
   const long long taps = static_cast<long long>(g.K) * g.K;
   a.fmas = stay_x * stay_y * g.OX * g.OY * taps;
 
+  // The compiled loads: a chunk's load narrowed to the smallest naturally aligned vector that
+  // holds the floats its row's FMAs use (window columns -R .. OX-1+RR around x0).
+  std::vector<int> narrowed(static_cast<std::size_t>(g.chunks));
+  for (int j = 0; j < g.chunks; ++j) {
+    const int first = j * g.VW - g.left * g.VW;  // chunk j's columns relative to x0
+    const int lo = std::max(first, -g.R) - first, hi = std::min(first + g.VW, g.OX + g.RR) - first;
+    int size = 0;
+    if (hi > lo) {
+      for (size = 1; lo / size != (hi - 1) / size;) size *= 2;
+    }
+    narrowed[static_cast<std::size_t>(j)] = size;
+  }
+  long long narrowed_cols = 0;
   if (c.input == InputPath::global) {
     long long cols = 0, rows = 0;  // Σ chunks in, Σ rows in, over the threads that stay
     for (long long X = 0; X < a.grid_x * g.BX; ++X) {
-      if (!early_return || X * g.OX < width) cols += popcount(window_colmask(g, X, width));
+      if (early_return && X * g.OX >= width) continue;
+      const std::uint64_t m = window_colmask(g, X, width);
+      cols += popcount(m);
+      for (int j = 0; j < g.chunks; ++j) narrowed_cols += (m >> j) & 1 ? narrowed[static_cast<std::size_t>(j)] : 0;
     }
     for (long long Y = 0; Y < a.grid_y * g.BY; ++Y) {
       if (!early_return || Y * g.OY < height) rows += popcount(window_rowmask(g, Y, height));
     }
     a.input_load_instructions = cols * rows;
+    a.compiled_input_loads = narrowed_cols * rows;
   } else {
     long long cols = 0, rows = 0;  // Σ over blocks of the tile's chunks and rows in the image
     for (long long bx = 0; bx < a.grid_x; ++bx) {
@@ -254,6 +271,7 @@ RegisterTilingAnalysis analyze_register_tiling(const TileConfig& c, int height, 
     a.shared_loads = a.threads * g.window_rows * g.chunks * g.VW;
   }
   a.input_loads = a.input_load_instructions * g.VW;
+  if (c.input == InputPath::shared) a.compiled_input_loads = a.input_loads;  // whole chunks go to shared memory
   if (c.filter == FilterPath::shfl) {
     // Every lane of a warp covers one of 32 consecutive tap indices (threads are whole warps).
     a.mask_loads = a.warps * taps * (c.rows == RowLoop::rolled ? g.OY : 1);

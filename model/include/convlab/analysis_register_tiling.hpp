@@ -24,8 +24,14 @@
 ///   with unrolled rows loads K² floats per warp (lane l: taps l, l+32, ...); with rolled rows
 ///   lane q < K loads M[p][q] for each (window row, output row) pair with p = row - oy in
 ///   [0, K): OY·K² floats per warp.
-/// Nsight Compute's `smsp__sass_data_bytes_mem_global_op_ld.sum` counts the bytes each thread
-/// asks for: 16 per 128-bit load, so it equals 4 × (input_loads + mask_loads) exactly.
+/// Nsight Compute's `smsp__sass_data_bytes_mem_global_op_ld.sum` counts the bytes the compiled
+/// loads fetch (16 per 128-bit load). The compiler drops the floats of a chunk that no FMA uses
+/// (the alignment padding left and right of the window) and narrows the load to the smallest
+/// naturally aligned vector that holds the rest: for K = 5, OX = 4, VW = 4 a window row is
+/// 8 + 16 + 8 bytes, not 3 × 16 (measured on an H100: 55,847,616 bytes on 2048², exactly).
+/// So the metric reads 4 × (compiled_input_loads + mask_loads); input_loads is the count as the
+/// source is written. (Three used floats of four, K = 6, 7 and 15, are taken as one 16-byte
+/// load: not yet measured.)
 ///
 /// ## Divergence at the image edges
 /// Blocks whose whole window is inside the image run a copy of the body without tests. In the
@@ -61,6 +67,9 @@ struct RegisterTilingAnalysis {
   long long outputs = 0;          ///< H·W
   /// Floats of the image N loaded from global memory, thread-level, ghosts never loaded.
   long long input_loads = 0;
+  /// Floats of N the compiled loads fetch: each chunk narrowed to the smallest naturally
+  /// aligned vector holding the floats the FMAs use (see the file comment).
+  long long compiled_input_loads = 0;
   /// Load instructions of N, thread-level (chunks): input_loads / vw.
   long long input_load_instructions = 0;
   /// Floats of the mask loaded from global memory (shfl path; 0 on the constant path).
@@ -92,8 +101,8 @@ struct RegisterTilingAnalysis {
 
   /// untiled_loads / input_loads: the reduction of global input traffic over the naive kernel.
   [[nodiscard]] double reduction() const;
-  /// Every byte threads ask global memory for: 4·(input_loads + mask_loads), what
-  /// `smsp__sass_data_bytes_mem_global_op_ld.sum` measures.
+  /// Every byte the compiled loads fetch from global memory: 4·(compiled_input_loads +
+  /// mask_loads), what `smsp__sass_data_bytes_mem_global_op_ld.sum` measures.
   [[nodiscard]] double global_load_bytes() const;
   /// e.g. "lab07 K=5 4x6 out/thread, 64x2 threads, ... on 2048×2048 (float4 loads) grid 8×171".
   [[nodiscard]] std::string describe() const;
