@@ -17,12 +17,13 @@
 #include <stdexcept>
 
 #include "convlab/ceil_div.hpp"
+#include "convlab/lab06_config.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
 namespace {
 
-constexpr int TILE_WIDTH = 16;  // TILE_WIDTH² threads per block, one output each
+constexpr int TILE_WIDTH = kGemmTileWidth;  // TILE_WIDTH² threads per block, one output each (lab06_config.hpp)
 
 struct Geometry {
   int C, H, W, K, S, P, D;

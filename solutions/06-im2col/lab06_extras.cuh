@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "convlab/lab06_config.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06 {
@@ -19,14 +20,8 @@ void unroll_input(const ConvLayerArgs& a, float* x_unroll, int first_image, int 
 
 // ---- Step 3 ----------------------------------------------------------------------------------
 
-/// A launch plan of step 3: block tile bm×bn of Y, how many blocks share one output's C·K·K
-/// reduction (split-K; 1 = none), and the depth of a reduction slice.
-struct RegisterTilePlan {
-  int bm = 128;
-  int bn = 128;
-  int splits = 1;
-  int bk = 8;  ///< depth of a reduction slice: 8 (four slices in flight) or 16 (two), 16 only for bn = 128
-};
+// RegisterTilePlan (block tile, split-K, slice depth) and the plan chooser live in
+// convlab/lab06_config.hpp, which the analysis model reads too.
 
 /// Every block tile step 3 is compiled for (splits = 1).
 std::vector<RegisterTilePlan> register_tiled_tiles();

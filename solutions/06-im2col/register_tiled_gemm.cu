@@ -46,7 +46,7 @@ namespace {
 
 using gemm::Geometry;
 
-constexpr int kBK = 8;      // depth of a reduction slice (shared-memory tiles BM×kBK and kBK×BN)
+constexpr int kBK = kStep3SliceDepth;  // depth of a reduction slice (shared-memory tiles BM×kBK and kBK×BN)
 constexpr int kStages = 4;  // slices in flight: one being multiplied, up to three being copied
 
 // ---- Epilogues: what happens to a finished output before it is stored -----------------------
@@ -257,39 +257,11 @@ std::vector<RegisterTilePlan> register_tiled_tiles() {
   return {{128, 128, 1, kBK}, {64, 128, 1, kBK}, {128, 64, 1, kBK}, {64, 64, 1, kBK}, {128, 128, 1, 16}, {64, 128, 1, 16}};
 }
 
-// The plan: the tile and split with the best predicted use of the GPU. Blocks are handed to SMs
-// in waves; an SM runs its blocks at about the same total rate whether one or two are resident
-// (measured), so the time is set by the SM with the most blocks: ⌈blocks / SMs⌉ block-times.
-// The score is the useful fraction of that time, times the tile's own efficiency (smaller tiles
-// reuse each loaded float less: measured on an H200 at full occupancy), times a toll for
-// split-K (a memset of Y and atomic adds).
+// The plan: convlab/lab06_config.hpp's chooser (a model of waves over this GPU's SMs), the one
+// the analysis model uses for its predictions.
 RegisterTilePlan register_tiled_plan(const ConvLayerShape& s, bool allow_split) {
-  const Geometry g = gemm::make_geometry(s, kBK);
-  const double sms = sm_count();
-  const int k_tiles = ceil_div(g.Kdim, kBK);
-  struct Tile {
-    int bm, bn;
-    double efficiency;
-  };
-  const Tile tiles[] = {{128, 128, 1.0}, {64, 128, 0.88}, {128, 64, 0.84}, {64, 64, 0.72}};
-  RegisterTilePlan best{128, 128, 1, kBK};
-  double best_score = -1;
-  for (const Tile& t : tiles) {
-    const double rows = std::ceil(static_cast<double>(g.M) / t.bm);
-    const double cols = std::ceil(static_cast<double>(g.N) / t.bn);
-    const double fill = (g.M / (rows * t.bm)) * (g.N / (cols * t.bn));  // padding of ragged tiles
-    for (int splits : {1, 2, 3, 4, 6, 8}) {
-      if (splits > 1 && (!allow_split || k_tiles / splits < 16)) continue;  // ≥ 128 k per block
-      const double blocks = rows * cols * splits;
-      const double waves = std::ceil(blocks / sms);
-      const double score = t.efficiency * fill * blocks / (waves * sms) * (splits > 1 ? 0.9 : 1.0);
-      if (score > best_score * 1.02) {  // ties go to the bigger tile and fewer splits
-        best_score = score;
-        best = {t.bm, t.bn, splits, kBK};
-      }
-    }
-  }
-  return best;
+  s.validate();
+  return choose_register_tile_plan(s, sm_count(), allow_split);
 }
 
 void conv_layer_register_tiled_with(const ConvLayerArgs& a, RegisterTilePlan plan) {

@@ -33,9 +33,9 @@
 namespace convlab::lab06 {
 namespace {
 
-constexpr int TILE_WIDTH = 16;        // GEMM tile: TILE_WIDTH² threads, one output each
+constexpr int TILE_WIDTH = kGemmTileWidth;  // GEMM tile: TILE_WIDTH² threads, one output each (lab06_config.hpp)
 constexpr int UNROLL_THREADS = 256;   // unroll kernel block size
-constexpr std::size_t kMaxUnrollBytes = std::size_t{256} << 20;  // X_unroll chunk limit
+constexpr std::size_t kMaxUnrollBytes = kUnrollBufferBytes;  // X_unroll chunk limit (lab06_config.hpp)
 
 // The layer as the kernels see it.
 struct Geometry {

@@ -150,19 +150,8 @@ State& state() {
 /// The configuration of mask width k for a variant: "" (register_tiled: the tuned choice) or a
 /// role ("shfl", "constant", "shared": the comparison variants).
 TileConfig config_for(int k, const std::string& role) {
-  State& st = state();
-  if (!role.empty() && st.tuned && st.tuned->roles.count(k) && st.tuned->roles.at(k).count(role)) {
-    return st.tuned->roles.at(k).at(role);  // the tuner's best configuration of that path
-  }
-  TileConfig c;
-  if (st.tuned && st.tuned->best.count(k)) {
-    c = st.tuned->best.at(k);
-  } else if (const TileConfig* d = default_config(k)) {
-    c = *d;
-  } else {
-    throw std::invalid_argument(fmt::format("lab07: mask width {} is not supported (2..7 and odd 9..17)", k));
-  }
-  return role.empty() ? c : force_path(c, role);
+  const State& st = state();
+  return config_for_role(st.tuned ? &*st.tuned : nullptr, k, role);
 }
 
 const LoadedKernel& jit_kernel(const KernelVariant& v) {

@@ -7,6 +7,8 @@
 
 #include "convlab/atomic_file.hpp"
 #include "reports/batch_report.hpp"
+#include "engine/ncu_profile.hpp"
+#include "engine/prediction.hpp"
 #include "reports/grade_report.hpp"
 #include "grader_test_support.hpp"
 
@@ -117,6 +119,63 @@ TEST_CASE("reports: the terminal table names every lab, its points and first pro
   CHECK_THAT(text, Catch::Contains("FAIL conv2d/k3_7x9"));
   CHECK_THAT(text, Catch::Contains("predicted (analysis)"));
   CHECK_THAT(text, Catch::Contains("total"));
+}
+
+TEST_CASE("reports: labs 06 and 07 show the model beside each variant's ncu profile, divergence labelled",
+          "[grader][reports]") {
+  PredictionContext ctx;
+  ctx.conv2d = {64, 64, 5};
+  ctx.layer = {1, 3, 40, 9, 9, 3, 1, 1, 1};
+  LabResult l07;
+  l07.lab = LabInfo{"07", "07-register-tiling", {"register_tiling.cu"}};
+  l07.prediction = predict_lab("07", ctx);
+  l07.prediction->case_id = "conv2d/perf";
+  REQUIRE(l07.prediction->unavailable.empty());
+  REQUIRE(l07.prediction->variants.size() == 4);  // register_tiled, shfl_filter, constant_filter, shared_input
+  const VariantPrediction* tuned = l07.prediction->for_variant("register_tiled");
+  REQUIRE(tuned != nullptr);
+  ProfileResult prof;
+  prof.variant = "register_tiled";
+  prof.kernels = {"register_tiled"};
+  for (const std::string& m : summed_metrics()) prof.metrics[m] = {0.0, ""};
+  prof.metrics[kMetricGlobalLoadBytes] = {tuned->global_load_bytes, ""};
+  prof.metrics[kMetricWarpInsts] = {100.0, ""};
+  prof.metrics[kMetricThreadInsts] = {1600.0, ""};        // 16 of 32 threads per instruction
+  prof.metrics[kMetricThreadInstsPredOn] = {800.0, ""};   // 8 of them predicated on
+  prof.threads_per_warp_instruction = {{16.0, ""}};
+  l07.profile.push_back(prof);
+
+  LabResult l06;
+  l06.lab = LabInfo{"06", "06-im2col", {"unroll_gemm.cu"}};
+  ctx.sm_count = 0;
+  CHECK_THAT(predict_lab("06", ctx).unavailable, Catch::Contains("SM count"));
+  ctx.sm_count = 132;
+  l06.prediction = predict_lab("06", ctx);
+  REQUIRE(l06.prediction->variants.size() == 3);
+  CHECK(l06.prediction->for_variant("register_tiled")->async_copies > 0);
+  CHECK(l06.prediction->for_variant("tf32_tensor_core") == nullptr);  // not modelled: no line, no guess
+
+  SubmissionResult s;
+  s.name = "solutions/";
+  s.kind = "solutions";
+  s.labs = {l06, l07};
+  const std::string text = grade_text(s, run_info());
+  CHECK_THAT(text, Catch::Contains("predicted (analysis) for register_tiled: global loads"));
+  CHECK_THAT(text, Catch::Contains("tuned configuration k5_4x6_b64x2_global_shfl_unrolled"));
+  CHECK_THAT(text, Catch::Contains("warp execution efficiency 50.0% (predicated-on 25.0%)"));
+  CHECK_THAT(text, Catch::Contains("divergence, which to compare: "));
+  CHECK_THAT(text, Catch::Contains("replication factor of X_unroll"));
+  const json j = submission_json(s);
+  CHECK(j["labs"][1]["predicted"]["variants"].size() == 4);
+  CHECK(j["labs"][1]["predicted"]["variants"][0]["global_load_bytes"] == tuned->global_load_bytes);
+  CHECK(j["labs"][1]["measured"][0]["metrics"]["warp_execution_efficiency"]["value"] == 0.5);
+  CHECK(j["labs"][1]["measured"][0]["metrics"]["warp_execution_efficiency_pred_on"]["value"] == 0.25);
+  CHECK(j["labs"][0]["predicted"]["variants"][2]["variant"] == "register_tiled");
+
+  // A profile that failed: every view of divergence says why, never a number.
+  const ProfileResult failed = unavailable_profile("register_tiled", "ncu exited with 1");
+  CHECK_FALSE(warp_execution_efficiency(failed, true).value);
+  CHECK_THAT(warp_execution_efficiency(failed, false).unavailable, Catch::Contains("ncu exited with 1"));
 }
 
 TEST_CASE("reports: files are written atomically", "[grader][reports]") {

@@ -344,7 +344,24 @@ TEST_CASE("grader tables and analyze: command lines and exit codes", "[tables]")
                     "--block-index", "3,0"}) == kUsageError);
   CHECK(run_grader({"analyze", "--strategy", "untiled", "--height", "9", "--width", "9", "--mask", "3", "--tile", "4"}) == kUsageError);
   CHECK(run_grader({"analyze", "--lab", "lab03", "--strategy", "tiled1", "--height", "9", "--width", "9", "--mask", "3"}) == kUsageError);
-  CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "9", "--width", "9", "--mask", "3"}) == kUsageError);
+  // Lab 07: every variant's configuration on an image; an unsupported mask width is refused.
+  CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "9", "--width", "9", "--mask", "3"}) == kGraded);
+  CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "64", "--width", "64", "--mask", "17", "--format",
+                    "json"}) == kGraded);
+  CHECK(run_grader({"analyze", "--lab", "lab07", "--case", "datasets/conv2d/k5_37x53"}) == kGraded);
+  CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "9", "--width", "9", "--mask", "8"}) == kUsageError);
+  CHECK(run_grader({"analyze", "--lab", "lab07", "--height", "9", "--width", "9", "--mask", "3", "--tuning",
+                    "/nonexistent/tuning.json"}) == kUsageError);
+  CHECK(run_grader({"analyze", "--lab", "lab03", "--height", "9", "--width", "9", "--mask", "3", "--tuning",
+                    "/nonexistent/tuning.json"}) == kUsageError);
+  // Lab 06: every step on a layer; a conv2d case or no layer at all is refused.
+  CHECK(run_grader({"analyze", "--lab", "lab06", "--layer", "4,32,64,64,64,3,1,1,1", "--sms", "114"}) == kGraded);
+  CHECK(run_grader({"analyze", "--lab", "lab06", "--case", "datasets/conv_layer/hand_lecture_unroll_c3_k2", "--format",
+                    "json"}) == kGraded);
+  CHECK(run_grader({"analyze", "--lab", "lab06", "--case", "datasets/conv2d/k5_37x53"}) == kUsageError);
+  CHECK(run_grader({"analyze", "--lab", "lab06"}) == kUsageError);
+  CHECK(run_grader({"analyze", "--lab", "lab06", "--layer", "4,32,64,64,64,3,1,1,1", "--sms", "0"}) == kUsageError);
+  CHECK(run_grader({"analyze", "--lab", "lab03", "--layer", "4,32,64,64,64,3,1,1,1"}) == kUsageError);
   CHECK(run_grader({"analyze", "--lab", "lab03", "--case", "/nonexistent/case"}) == kUsageError);
   CHECK(run_grader({"analyze", "--strategy", "tiled1", "--height", "x", "--width", "9", "--mask", "3", "--tile", "4"}) == kUsageError);
   // Lab 06: the im2col view of a conv layer, from flags or from a conv-layer case.

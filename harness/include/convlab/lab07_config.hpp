@@ -160,6 +160,16 @@ inline constexpr TileConfig kDefaultConfigs[] = {
     {17, 12, 2, 32, 4, InputPath::global, FilterPath::constant, RowLoop::rolled},
 };
 
+/// A variant of the lab (harness/src/lab_mains/lab07.cpp) and the path it forces on the tuned
+/// configuration ("": none, the tuned configuration itself).
+struct VariantRole {
+  const char* variant;
+  const char* role;
+};
+/// Every variant of lab 07: the tuned choice and the talk's and the paper's comparisons.
+inline constexpr VariantRole kVariantRoles[] = {
+    {"register_tiled", ""}, {"shfl_filter", "shfl"}, {"constant_filter", "constant"}, {"shared_input", "shared"}};
+
 /// The compiled-in default for mask width k, or nullptr if k is not supported.
 inline const TileConfig* default_config(int k) {
   for (const TileConfig& c : kDefaultConfigs) {

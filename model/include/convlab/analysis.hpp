@@ -2,7 +2,8 @@
 /// @brief The analysis model: exact memory-access counts, bandwidth reduction and warp
 ///        divergence of the lab kernels (labs 01–05), and the lectures' and the talk's
 ///        back-of-the-envelope models (bytes per flop, percentage of peak, roofline,
-///        break-even mask width, im2col replication).
+///        break-even mask width, im2col replication). Labs 06 and 07 have their own headers:
+///        analysis_im2col.hpp and analysis_register_tiling.hpp.
 ///
 /// ## What is counted
 /// Counts are *thread-level* accesses, one per element a thread reads or writes, exactly as

@@ -4,6 +4,8 @@
 //   grader analyze --strategy tiled2 --dims 1 --width 100 --mask 5 --tile 32
 //   grader analyze --strategy untiled --height 100 --width 100 --mask 3 --block 32x8
 //   grader analyze --lab lab03 --case datasets/conv2d/k5_37x53
+//   grader analyze --lab lab07 --case datasets/conv2d/k5_37x53 [--tuning build/tuning/lab07-nvidia-h200.json]
+//   grader analyze --lab lab06 --case datasets/conv_layer/<case> [--sms 132]
 //
 // --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab
 // actually launches); --case takes H, W and K from a dataset's case.json.
@@ -19,7 +21,10 @@
 #include <stdexcept>
 
 #include "commands/commands.hpp"
+#include "convlab/analysis_im2col.hpp"
+#include "convlab/analysis_register_tiling.hpp"
 #include "convlab/analysis_report.hpp"
+#include "convlab/autotune/tuning_file.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/lab_config.hpp"
 
@@ -33,8 +38,9 @@ struct UsageError : std::runtime_error {
 };
 
 struct AnalyzeOptions {
-  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text", layer;
+  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text", layer, tuning;
   int dims = 2;
+  int sms = 132;  // lab 06's step 3 plan: an H100 SXM or H200 unless told
   std::optional<int> height, width, mask;
 };
 
@@ -70,7 +76,7 @@ std::filesystem::path find_case(const std::string& dir) {
 /// The lab's kernel with the tile or block it launches with (lab_config.hpp).
 analysis::Config lab_config(const std::string& lab, int height, int width, int mask) {
   if (auto c = analysis::config_for_lab(lab, height, width, mask)) return *c;
-  throw UsageError(fmt::format("--lab '{}': the analysis model covers lab01 to lab05", lab));
+  throw UsageError(fmt::format("--lab '{}': expected lab01 to lab07", lab));
 }
 
 analysis::AnalysisReport build_report(const AnalyzeOptions& o) {
@@ -203,8 +209,156 @@ int run_layer_analysis(const ConvLayerShape& s, const std::string& origin, const
   return kGraded;
 }
 
+/// Lab 06: every step of the solution on a layer, with step 3's plan for a GPU of `sms` SMs.
+int run_lab06_analysis(const ConvLayerShape& s, int sms, const std::string& origin, const std::string& format) {
+  if (sms < 1) throw UsageError(fmt::format("--sms {}: expected at least 1", sms));
+  const analysis::Im2colAnalysis a = analysis::analyze_lab06(s, sms);
+  if (format == "json") {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const analysis::Im2colStep& st : a.steps) {
+      steps.push_back({{"variant", st.name}, {"gemm", st.gemm}, {"kernels", st.kernels},
+                       {"global_loads", st.global_loads}, {"weight_loads", st.weight_loads},
+                       {"input_loads", st.input_loads}, {"async_copies", st.async_copies},
+                       {"async_copies_read", st.async_copies_read}, {"global_stores", st.global_stores},
+                       {"fmas", st.fmas}, {"useful_fmas", st.useful_fmas}, {"global_per_fma", st.global_per_fma},
+                       {"tile_global_per_fma", st.tile_global_per_fma},
+                       {"tile_shared_per_fma", st.tile_shared_per_fma}});
+    }
+    const nlohmann::json j = {{"format", "convlab-analyze-lab06"}, {"version", 1}, {"layer", s.describe()},
+                              {"origin", origin}, {"sms", sms},
+                              {"plan", {{"bm", a.plan.bm}, {"bn", a.plan.bn}, {"bk", a.plan.bk},
+                                        {"splits", a.effective_splits}}},
+                              {"replication", a.traffic.replication}, {"unrolled_elements", a.traffic.unrolled_elements},
+                              {"original_elements", a.traffic.original_elements}, {"in_x_taps", a.in_x_taps},
+                              {"steps", steps}};
+    fmt::print("{}\n", j.dump(2));
+    return kGraded;
+  }
+  fmt::print("lab 06 (im2col) on the conv layer {}{}\n", s.describe(), origin.empty() ? "" : " (" + origin + ")");
+  fmt::print("  replication factor        {:.4f} (X_unroll {} elements, X {})\n", a.traffic.replication,
+             a.traffic.unrolled_elements, a.traffic.original_elements);
+  fmt::print("  taps inside X             {} (padding taps are zeros, never read)\n", a.in_x_taps);
+  fmt::print("  step 3 plan               {}x{} block tile, {}-deep slices, split {} (for {} SMs; --sms)\n", a.plan.bm,
+             a.plan.bn, a.plan.bk, a.effective_splits, sms);
+  fmt::print("  counts are floats, thread-level; ncu: ordinary loads x4 = {}, cp.async reads x4 = ..._op_ldgsts\n",
+             "smsp__sass_data_bytes_mem_global_op_ld.sum");
+  for (const analysis::Im2colStep& st : a.steps) {
+    fmt::print("  {} — {}\n", st.name, st.gemm);
+    fmt::print("    kernels {}; global loads {} (W {}, X or X_unroll {}); global stores {}\n", st.kernels,
+               st.global_loads, st.name == "register_tiled" ? 0 : st.weight_loads,
+               st.name == "register_tiled" ? 0 : st.input_loads, st.global_stores);
+    if (st.async_copies > 0) {
+      fmt::print("    cp.async copies {} issued, {} read global memory (W {}, X {}), the rest zero-fill\n",
+                 st.async_copies, st.async_copies_read, st.weight_loads, st.input_loads);
+    }
+    fmt::print("    FMAs {} executed, {} useful; {:.4f} global floats per FMA over the layer\n", st.fmas,
+               st.useful_fmas, st.global_per_fma);
+    fmt::print("    tile reuse: {:.4f} global and {:.4f} shared-memory floats per FMA in an interior tile\n",
+               st.tile_global_per_fma, st.tile_shared_per_fma);
+  }
+  return kGraded;
+}
+
+/// Lab 07: each variant's configuration (the tuned one from --tuning, else the compiled-in
+/// defaults) on an image.
+int run_lab07_analysis(int height, int width, int mask, const std::string& tuning_file, const std::string& origin,
+                       const std::string& format) {
+  std::optional<lab07::TuningTable> tuned;
+  std::string source = "compiled-in defaults";
+  if (!tuning_file.empty()) {
+    try {
+      tuned = lab07::read_tuning_file(tuning_file);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("--tuning {}: {}", tuning_file, e.what()));
+    }
+    source = fmt::format("tuning file {} ({})", tuning_file, tuned->device);
+  }
+  if (!lab07::mask_supported(mask)) {
+    throw UsageError(fmt::format("mask width {}: lab 07 takes 2..7 and odd 9..17", mask));
+  }
+  nlohmann::json variants = nlohmann::json::array();
+  std::string text = fmt::format("lab 07 (register tiling) on {}x{}, K={}{}; configurations: {}\n", height, width,
+                                 mask, origin.empty() ? "" : " (" + origin + ")", source);
+  for (const lab07::VariantRole& r : lab07::kVariantRoles) {
+    const lab07::TileConfig c = lab07::config_for_role(tuned ? &*tuned : nullptr, mask, r.role);
+    analysis::RegisterTilingAnalysis a;
+    try {
+      a = analysis::analyze_register_tiling(c, height, width, analysis::lab07_vector_path(c, width));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    const double per_output = static_cast<double>(a.input_loads) / static_cast<double>(a.outputs);
+    variants.push_back({{"variant", r.variant}, {"config", c.key()}, {"vector_width", a.vw},
+                        {"grid", {a.grid_x, a.grid_y}}, {"blocks", a.blocks}, {"interior_blocks", a.interior_blocks},
+                        {"warps", a.warps}, {"outputs", a.outputs}, {"input_loads", a.input_loads},
+                        {"input_load_instructions", a.input_load_instructions},
+                        {"compiled_input_loads", a.compiled_input_loads}, {"mask_loads", a.mask_loads},
+                        {"global_load_bytes", a.global_load_bytes()}, {"untiled_loads", a.untiled_loads},
+                        {"reduction", a.reduction()}, {"interior_reduction", a.interior_reduction},
+                        {"loads_per_output", per_output}, {"fmas", a.fmas},
+                        {"shared_stores", a.shared_stores}, {"shared_loads", a.shared_loads},
+                        {"patch_registers", a.patch_registers}, {"floats_per_fma", a.floats_per_fma},
+                        {"load_instructions_per_fma", a.load_instructions_per_fma},
+                        {"divergent_warps", a.divergent_warps}, {"divergent_warps_branch", a.divergent_warps_branch}});
+    text += fmt::format("  {} — {} ({})\n", r.variant, c.describe(), a.vw > 1 ? fmt::format("{}-float loads", a.vw)
+                                                                              : "scalar loads");
+    text += fmt::format("    grid {}x{} = {} blocks ({} without bounds tests), {} warps\n", a.grid_x, a.grid_y,
+                        a.blocks, a.interior_blocks, a.warps);
+    text += fmt::format("    global input loads {} ({:.4f} per output, in {} load instructions); mask loads {}\n",
+                        a.input_loads, per_output, a.input_load_instructions, a.mask_loads);
+    text += fmt::format("    untiled kernel's loads {}: reduction {:.3f}x over the image, {:.3f}x in an interior block\n",
+                        a.untiled_loads, a.reduction(), a.interior_reduction);
+    text += fmt::format("    the compiled loads fetch {} of them (edge chunks narrowed to the floats used): "
+                        "smsp__sass_data_bytes_mem_global_op_ld.sum should read {:.0f} bytes\n",
+                        a.compiled_input_loads, a.global_load_bytes());
+    text += fmt::format("    registers the patch needs {} floats; {:.4f} floats and {:.4f} load instructions per FMA\n",
+                        a.patch_registers, a.floats_per_fma, a.load_instructions_per_fma);
+    if (a.shared_stores > 0) {
+      text += fmt::format("    shared memory: {} floats stored, {} read\n", a.shared_stores, a.shared_loads);
+    }
+    text += fmt::format("    divergent warps at the image edges {} ({} at the early return, a branch)\n",
+                        a.divergent_warps, a.divergent_warps_branch);
+  }
+  if (format == "json") {
+    const nlohmann::json j = {{"format", "convlab-analyze-lab07"}, {"version", 1}, {"height", height},
+                              {"width", width},  {"mask_width", mask}, {"origin", origin},
+                              {"configurations", source}, {"variants", variants}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}", text);
+  }
+  return kGraded;
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   try {
+    if (!o.tuning.empty() && o.lab != "lab07") throw UsageError("--tuning is for --lab lab07");
+    if (!o.layer.empty() && !o.lab.empty() && o.lab != "lab06") {
+      throw UsageError(fmt::format("--layer is a conv layer: lab06's problem, not {}'s", o.lab));
+    }
+    if (o.lab == "lab06") {
+      if (!o.layer.empty()) return run_lab06_analysis(parse_layer(o.layer), o.sms, "", o.format);
+      if (o.case_dir.empty()) throw UsageError("--lab lab06 needs --case (a conv-layer case) or --layer");
+      const CaseInfo info = read_case_info(find_case(o.case_dir));
+      if (info.problem != Problem::conv_layer) {
+        throw UsageError(fmt::format("--case {}: a {} case; lab 06 takes conv-layer cases", o.case_dir,
+                                     problem_name(info.problem)));
+      }
+      return run_lab06_analysis(info.layer, o.sms, "case " + info.id(), o.format);
+    }
+    if (o.lab == "lab07") {
+      if (!o.case_dir.empty()) {
+        const CaseInfo info = read_case_info(find_case(o.case_dir));
+        if (info.problem != Problem::conv2d) {
+          throw UsageError(fmt::format("--case {}: a {} case; lab 07 takes conv2d cases", o.case_dir,
+                                       problem_name(info.problem)));
+        }
+        return run_lab07_analysis(info.conv2d.height, info.conv2d.width, info.conv2d.mask_width, o.tuning,
+                                  "case " + info.id(), o.format);
+      }
+      if (!o.height || !o.width || !o.mask) throw UsageError("--lab lab07 needs --case or --height, --width and --mask");
+      return run_lab07_analysis(*o.height, *o.width, *o.mask, o.tuning, "", o.format);
+    }
     if (!o.layer.empty()) return run_layer_analysis(parse_layer(o.layer), "", o.format);
     if (!o.case_dir.empty()) {
       const CaseInfo info = read_case_info(find_case(o.case_dir));
@@ -246,11 +400,15 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", o->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   CLI::Option* lab = cmd->add_option(
-      "--lab", o->lab, "lab01..lab05: the lab's kernel with the tile or block it launches with");
+      "--lab", o->lab,
+      "lab01..lab07: the lab's kernel with the configuration it launches with (lab06: every step on a "
+      "conv-layer case; lab07: every variant)");
+  cmd->add_option("--tuning", o->tuning, "lab07: a tuning file (grader tune); default: the compiled-in configurations");
+  cmd->add_option("--sms", o->sms, "lab06: SMs of the GPU step 3's plan is for (default 132)");
   CLI::Option* case_dir = cmd->add_option(
       "--case", o->case_dir, "a dataset case folder: H, W and K of a conv2d case, or a conv layer (lab 06, im2col)");
   CLI::Option* layer = cmd->add_option("--layer", o->layer, "a conv layer B,C,M,H,W,K[,S,P,D]: its im2col analysis (lab 06)");
-  layer->excludes(case_dir)->excludes(strategy)->excludes(lab);
+  layer->excludes(case_dir)->excludes(strategy);
   lab->excludes(strategy)->excludes(tile)->excludes(block);
   case_dir->excludes(height)->excludes(width)->excludes(mask);
   cmd->callback([o, &exit_code] { exit_code = run_analyze(*o); });

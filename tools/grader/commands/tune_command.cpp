@@ -30,6 +30,7 @@
 #include "commands/commands.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
+#include "convlab/analysis_register_tiling.hpp"
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/lab07_config.hpp"
@@ -400,9 +401,14 @@ int Tuner::compile_only() {
     const ResourceUsage& u = r.cubin->usage;
     cpu += r.cubin->seconds;
     spilling += u.spills();
-    fmt::print("  K={:<2} {:<38} {:3d} registers  {:5d} B stack  {:5d} B spilled  {:6.2f} s{}\n", e.v.config.mask_width,
-               name + (e.v.vec && e.v.config.vector_width() > 1 ? "" : " scalar"), u.registers, u.stack_bytes,
-               u.spill_stores + u.spill_loads, r.cubin->seconds, r.cubin->from_cache ? " (cached)" : "");
+    // The analysis model's view of the configuration: the registers its patch needs at least
+    // (accumulators, window row, mask) and its floats per FMA, beside what ptxas allocated.
+    const analysis::RegisterTilingAnalysis model = analysis::analyze_register_tiling(e.v.config, 64, 64, e.v.vec);
+    fmt::print("  K={:<2} {:<38} {:3d} registers (patch {:3d}, {:.3f} floats/FMA)  {:5d} B stack  {:5d} B spilled  "
+               "{:6.2f} s{}\n",
+               e.v.config.mask_width, name + (e.v.vec && e.v.config.vector_width() > 1 ? "" : " scalar"), u.registers,
+               model.patch_registers, model.floats_per_fma, u.stack_bytes, u.spill_stores + u.spill_loads,
+               r.cubin->seconds, r.cubin->from_cache ? " (cached)" : "");
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print("{} compiled, {} spill, {} failed; {:.0f} s of compilation on {} threads in {:.0f} s\n",

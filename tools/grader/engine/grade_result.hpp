@@ -85,6 +85,24 @@ struct ProfileResult {
   std::vector<Measured> threads_per_warp_instruction;
 };
 
+/// The analysis model's prediction for one variant's kernels on the performance case: the
+/// numbers its ncu profile is set beside, thread-level, exactly as the kernels are written.
+struct VariantPrediction {
+  std::string variant;             ///< the lab's variant; "" = every variant of the lab
+  std::string config;              ///< the configuration it launches
+  /// What `smsp__sass_data_bytes_mem_global_op_ld.sum` should read: 4 bytes per float each
+  /// thread loads (16 per float4 load), a warp-uniform load once per warp.
+  double global_load_bytes = 0;
+  /// cp.async copies (lab 06 step 3): issued, zero-fill included, and the bytes they read.
+  /// They are counted in `..._op_ldgsts`, never in `..._op_ld`.
+  long long async_copies = 0;
+  double async_copy_bytes = 0;
+  double global_floats_per_fma = 0;  ///< over the whole grid (0 where not modelled)
+  long long warps = 0;               ///< warps launched (0: divergence not modelled)
+  long long divergent_warps = 0;     ///< warps whose lanes split at some boundary test
+  long long divergent_warps_branch = -1;  ///< of which at a real branch (-1: not told apart)
+};
+
 /// The analysis model's prediction for the lab's kernel on the performance image.
 struct PredictionResult {
   std::string unavailable;     ///< no model for this lab: why
@@ -99,6 +117,25 @@ struct PredictionResult {
   long long warps = 0;
   long long divergent_warps_load = 0;
   long long divergent_warps_compute = 0;
+  /// Per variant: what its Nsight Compute profile should read (labs 06 and 07 run different
+  /// kernels per variant; labs 01–05 have one entry, variant "", for all of them).
+  std::vector<VariantPrediction> variants;
+  /// Lab-level lines for people: lab 07's reduction, registers and loads per FMA; lab 06's
+  /// replication factor and each step's tile reuse.
+  std::vector<std::string> summary;
+  /// One sentence: which measured divergence metric the predicted divergent warps should match
+  /// and why (branch or predication in the compiled kernel).
+  std::string divergence_basis;
+  /// The prediction for a variant, or the lab-wide one (variant ""), or nullptr.
+  [[nodiscard]] const VariantPrediction* for_variant(const std::string& variant) const {
+    for (const VariantPrediction& v : variants) {
+      if (v.variant == variant) return &v;
+    }
+    for (const VariantPrediction& v : variants) {
+      if (v.variant.empty()) return &v;
+    }
+    return nullptr;
+  }
 };
 
 /// Everything about one lab.

@@ -146,6 +146,8 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
   settings.case_timeout_s = o.timeout_s;
   settings.sanitize = o.sanitize;
   settings.profile = o.profile;
+  settings.device_name = device->name;
+  settings.sm_count = device->sm_count;
   if (o.sanitize) {
     settings.compute_sanitizer = find_tool("compute-sanitizer");
     if (!settings.compute_sanitizer) {

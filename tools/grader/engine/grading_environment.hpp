@@ -24,6 +24,8 @@ struct GradeSettings {
   int case_timeout_s = 20;        ///< per case and variant (the runner's --timeout)
   bool sanitize = false;          ///< run compute-sanitizer memcheck and racecheck
   bool profile = false;           ///< run Nsight Compute on the performance case
+  std::string device_name;        ///< cudaDeviceProp::name ("NVIDIA H200"): lab 07's tuning file
+  int sm_count = 0;               ///< the GPU's SMs: lab 06's step 3 plan (0: unknown)
   std::optional<std::filesystem::path> compute_sanitizer;  ///< resolved when sanitize
   std::optional<std::filesystem::path> ncu;                ///< resolved when profile (may be absent)
   std::string ncu_missing_reason = "ncu was not found (PATH, the CUDA toolkit's bin/)";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "engine/correctness_pass.hpp"
 #include "engine/judge.hpp"
@@ -72,6 +73,33 @@ void profile(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
                                          settings.sandbox));
   }
   fs::remove_all(work);
+}
+
+// What the model needs to predict this lab: the performance cases, the GPU's SM count, and for
+// lab 07 the tuning file its launcher reads (next to the executable, or $CONVLAB_LAB07_TUNING).
+PredictionContext prediction_context(const LabInfo& lab, const fs::path& exe, GradingEnvironment& env) {
+  PredictionContext ctx;
+  ctx.conv2d = env.rubric().conv2d_case;
+  ctx.layer = env.rubric().conv_layer_case;
+  ctx.sm_count = env.settings().sm_count;
+  if (lab.number != "07") return ctx;
+  const char* override_path = std::getenv(lab07::kTuningEnv);
+  const fs::path file = override_path != nullptr && *override_path != '\0'
+                            ? fs::path(override_path)
+                            : lab07::default_tuning_path(exe.parent_path(), env.settings().device_name);
+  if (!fs::exists(file)) return ctx;
+  try {
+    lab07::TuningTable t = lab07::read_tuning_file(file);
+    if (t.device == env.settings().device_name) {
+      ctx.lab07_tuning = std::move(t);
+      ctx.lab07_tuning_source = "tuned: " + file.string();
+    } else {
+      ctx.lab07_tuning_source = fmt::format("compiled-in defaults ({} was tuned on {})", file.string(), t.device);
+    }
+  } catch (const std::exception& e) {
+    ctx.lab07_tuning_source = fmt::format("compiled-in defaults (tuning file ignored: {})", e.what());
+  }
+  return ctx;
 }
 
 void score(const LabInfo& lab, GradingEnvironment& env, LabResult& result) {
@@ -162,13 +190,7 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     }
   }
 
-  if (listing->problem() == Problem::conv2d) {
-    result.prediction = predict_lab(lab.number, env.rubric().conv2d_case);
-  } else {
-    PredictionResult p;
-    p.unavailable = "the analysis model covers the conv2d labs 01–05";
-    result.prediction = p;
-  }
+  result.prediction = predict_lab(lab.number, prediction_context(lab, exe, env));
   result.prediction->case_id = env.performance_case_id(listing->problem());
   if (env.settings().profile && !result.correctness.hung) profile(lab, exe, *listing, env, result);
   score(lab, env, result);

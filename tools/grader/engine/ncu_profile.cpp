@@ -14,7 +14,23 @@ namespace convlab::grader {
 namespace fs = std::filesystem;
 
 std::vector<std::string> summed_metrics() {
-  return {kMetricGlobalLoadBytes, kMetricSharedLoadBytes, kMetricDramReadBytes, kMetricDivergentBranches};
+  return {kMetricGlobalLoadBytes, kMetricSharedLoadBytes, kMetricDramReadBytes, kMetricDivergentBranches,
+          kMetricAsyncCopyBytes,  kMetricAsyncCopyInsts,  kMetricThreadInsts,   kMetricThreadInstsPredOn,
+          kMetricWarpInsts};
+}
+
+Measured warp_execution_efficiency(const ProfileResult& p, bool pred_on) {
+  const auto get = [&](const char* name) -> Measured {
+    const auto it = p.metrics.find(name);
+    return it == p.metrics.end() ? Measured{std::nullopt, std::string("unavailable: ncu did not report ") + name}
+                                 : it->second;
+  };
+  const Measured threads = get(pred_on ? kMetricThreadInstsPredOn : kMetricThreadInsts);
+  const Measured insts = get(kMetricWarpInsts);
+  if (!threads.value) return threads;
+  if (!insts.value) return insts;
+  if (*insts.value <= 0) return {std::nullopt, "unavailable: no warp instruction was executed"};
+  return {*threads.value / (32.0 * *insts.value), ""};
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {

@@ -22,8 +22,22 @@ inline constexpr const char* kMetricSharedLoadBytes = "smsp__sass_data_bytes_mem
 inline constexpr const char* kMetricDramReadBytes = "dram__bytes_read.sum";
 inline constexpr const char* kMetricDivergentBranches = "smsp__sass_branch_targets_threads_divergent.sum";
 inline constexpr const char* kMetricThreadsPerWarpInst = "smsp__average_thread_inst_executed_per_inst_executed.ratio";
-/// The four that add up over kernels.
+/// cp.async (LDGSTS, lab 06 step 3): the bytes its copies read (thread-level) and its warp-level
+/// instructions; ordinary loads never include them.
+inline constexpr const char* kMetricAsyncCopyBytes = "sm__sass_data_bytes_mem_global_op_ldgsts.sum";
+inline constexpr const char* kMetricAsyncCopyInsts = "sm__sass_inst_executed_op_ldgsts.sum";
+/// Warp execution efficiency from its sums (ratios do not add over kernels): threads that
+/// executed, threads predicated on, and warp instructions. Active-thread efficiency is
+/// thread_inst / (32 · inst); predicated-on efficiency is thread_inst_pred_on / (32 · inst).
+inline constexpr const char* kMetricThreadInsts = "smsp__thread_inst_executed.sum";
+inline constexpr const char* kMetricThreadInstsPredOn = "smsp__thread_inst_executed_pred_on.sum";
+inline constexpr const char* kMetricWarpInsts = "smsp__inst_executed.sum";
+/// The metrics that add up over kernels.
 std::vector<std::string> summed_metrics();
+
+/// Warp execution efficiency of a profile, in [0, 1]: threads per warp instruction / 32, all
+/// executing threads (`pred_on` false) or only those predicated on; unavailable with the reason.
+Measured warp_execution_efficiency(const ProfileResult& p, bool pred_on);
 
 /// One row of ncu's CSV: one metric of one kernel launch.
 struct NcuRow {

@@ -2,17 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "convlab/analysis_im2col.hpp"
+#include "convlab/analysis_register_tiling.hpp"
+
 namespace convlab::grader {
 
-std::optional<analysis::Config> lab_analysis_config(const std::string& number, const Conv2dShape& s) {
-  return analysis::config_for_lab("lab" + number, s.height, s.width, s.mask_width);
-}
+namespace {
 
-PredictionResult predict_lab(const std::string& number, const Conv2dShape& shape) {
+/// Labs 01–05: the tiling model of analysis.hpp, one prediction for every variant.
+PredictionResult predict_tiling(const std::string& number, const Conv2dShape& shape) {
   PredictionResult p;
   const std::optional<analysis::Config> config = lab_analysis_config(number, shape);
   if (!config) {
-    p.unavailable = fmt::format("the analysis model covers labs 01–05, not lab {}", number);
+    p.unavailable = fmt::format("the analysis model has no configuration for lab {}", number);
     return p;
   }
   try {
@@ -27,9 +29,142 @@ PredictionResult predict_lab(const std::string& number, const Conv2dShape& shape
     p.warps = g.total.warps;
     p.divergent_warps_load = g.total.divergent_warps_load;
     p.divergent_warps_compute = g.total.divergent_warps_compute;
+    VariantPrediction v;
+    v.config = p.config;
+    v.global_load_bytes = analysis::kBytesPerFloat * static_cast<double>(g.total.global_loads());
+    v.warps = g.total.warps;
+    v.divergent_warps = g.total.divergent_warps_any;
+    p.variants.push_back(v);
   } catch (const std::exception& e) {
     p.unavailable = fmt::format("the analysis model rejects {}: {}", config->describe(), e.what());
   }
+  return p;
+}
+
+/// Lab 07: each variant's configuration (the tuned one, or one path forced) on the image.
+PredictionResult predict_register_tiling(const PredictionContext& ctx) {
+  PredictionResult p;
+  const Conv2dShape& s = ctx.conv2d;
+  const lab07::TuningTable* tuned = ctx.lab07_tuning ? &*ctx.lab07_tuning : nullptr;
+  try {
+    for (const lab07::VariantRole& r : lab07::kVariantRoles) {
+      const lab07::TileConfig c = lab07::config_for_role(tuned, s.mask_width, r.role);
+      const analysis::RegisterTilingAnalysis a =
+          analysis::analyze_register_tiling(c, s.height, s.width, analysis::lab07_vector_path(c, s.width));
+      VariantPrediction v;
+      v.variant = r.variant;
+      v.config = a.describe();
+      v.global_load_bytes = a.global_load_bytes();
+      v.global_floats_per_fma = static_cast<double>(a.input_loads + a.mask_loads) / static_cast<double>(a.fmas);
+      v.warps = a.warps;
+      v.divergent_warps = a.divergent_warps;
+      v.divergent_warps_branch = a.divergent_warps_branch;
+      p.variants.push_back(v);
+      if (r.role[0] == '\0') {  // the tuned configuration: the lab's headline
+        p.config = fmt::format("{}; {}", a.describe(), ctx.lab07_tuning_source);
+        p.exact_reduction = a.reduction();
+        p.interior_reduction = a.interior_reduction;
+        p.global_input_load_bytes = analysis::kBytesPerFloat * static_cast<double>(a.input_loads);
+        p.global_mask_load_bytes = analysis::kBytesPerFloat * static_cast<double>(a.mask_loads);
+        p.shared_load_bytes = analysis::kBytesPerFloat * static_cast<double>(a.shared_loads);
+        p.warps = a.warps;
+        p.divergent_warps_compute = a.divergent_warps;
+        p.summary.push_back(fmt::format(
+            "tuned configuration {}: global loads {:.4f} per output ({:.2f}× fewer than the untiled kernel's "
+            "{:.2f}); a thread's patch needs {} registers ({}×{} accumulators, {} for the window row{}); "
+            "{:.3f} floats ({:.3f} load instructions) per FMA in an interior thread",
+            c.key(), static_cast<double>(a.input_loads) / static_cast<double>(a.outputs), a.reduction(),
+            static_cast<double>(a.untiled_loads) / static_cast<double>(a.outputs), a.patch_registers, c.out_x,
+            c.out_y, a.row_floats * (c.rows == lab07::RowLoop::rolled ? 2 : 1),
+            c.filter == lab07::FilterPath::shfl ? ", the rest the shfl path's mask" : "", a.floats_per_fma,
+            a.load_instructions_per_fma));
+      }
+    }
+  } catch (const std::exception& e) {
+    p = PredictionResult{};
+    p.unavailable = fmt::format("the analysis model rejects lab 07 on {}x{} K={}: {}", s.height, s.width,
+                                s.mask_width, e.what());
+  }
+  return p;
+}
+
+/// Lab 06: each step's kernels on the layer.
+PredictionResult predict_im2col(const PredictionContext& ctx) {
+  PredictionResult p;
+  if (ctx.sm_count < 1) {
+    p.unavailable = "lab 06's step 3 plan depends on the GPU's SM count, which is unknown here";
+    return p;
+  }
+  try {
+    const analysis::Im2colAnalysis a = analysis::analyze_lab06(ctx.layer, ctx.sm_count);
+    p.config = fmt::format("{}, step 3 plan {}×{}×{} split {} on {} SMs", ctx.layer.describe(), a.plan.bm, a.plan.bn,
+                           a.plan.bk, a.effective_splits, ctx.sm_count);
+    p.summary.push_back(fmt::format("replication factor of X_unroll {:.4f} ({} unrolled elements for {} inputs)",
+                                    a.traffic.replication, a.traffic.unrolled_elements,
+                                    a.traffic.original_elements));
+    for (const analysis::Im2colStep& st : a.steps) {
+      VariantPrediction v;
+      v.variant = st.name;
+      v.config = st.gemm;
+      v.global_load_bytes = analysis::kBytesPerFloat * static_cast<double>(st.global_loads);
+      v.async_copies = st.async_copies;
+      v.async_copy_bytes = analysis::kBytesPerFloat * static_cast<double>(st.async_copies_read);
+      v.global_floats_per_fma = st.global_per_fma;
+      p.variants.push_back(v);
+      p.summary.push_back(fmt::format(
+          "{}: {}; global loads {:.3f} GB{}, {:.4f} global floats per FMA over the layer; tile reuse {:.4f} global "
+          "and {:.3f} shared floats per FMA",
+          st.name, st.gemm, 4e-9 * static_cast<double>(st.global_loads),
+          st.async_copies ? fmt::format(" + cp.async {:.3f} GB read ({} copies issued)",
+                                        4e-9 * static_cast<double>(st.async_copies_read), st.async_copies)
+                          : "",
+          st.global_per_fma, st.tile_global_per_fma, st.tile_shared_per_fma));
+    }
+  } catch (const std::exception& e) {
+    p.unavailable = fmt::format("the analysis model rejects the layer {}: {}", ctx.layer.describe(), e.what());
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string divergence_basis(const std::string& number) {
+  // Each sentence says what the compiled solution does at the tests the model counts (SASS of
+  // the solutions, cuobjdump -sass, sm_90) and so which measured number the model's count is.
+  if (number == "01" || number == "02") {
+    return "the out-of-image guard compiles to a predicated EXIT (not a branch; SASS of solution02) and the "
+           "per-tap ghost tests guard one load and one FMA, which the compiler predicates: the predicted divergent "
+           "warps appear as a predicated-on efficiency below the active-thread one, not as divergent branch targets";
+  }
+  if (number == "03" || number == "04" || number == "05") {
+    return "the load loop's ghost test and the compute guard become predicated loads and selects, while the "
+           "strided load loop (lab 03) and the compute guard around the tap loops are real branches: the "
+           "predicted divergent warps bound the divergent branch targets from below only where a branch "
+           "splits them, and otherwise show as predicated-on efficiency";
+  }
+  if (number == "06") {
+    return "the tiles' ragged-edge and padding tests select zeros (steps 1 and 2) or set cp.async's source size "
+           "to 0 (step 3), so no branch should split a warp on them; the model does not count lab 06's divergent "
+           "warps, and the padding shows only as a predicated-on efficiency below the active-thread one";
+  }
+  if (number == "07") {
+    return "inside the image the kernel runs a copy without tests; at the edges the chunk and store tests "
+           "are predicated (selects and predicated stores) and the constant-filter path's early return is an "
+           "EXIT, not a branch: the predicted warps show as predicated-on efficiency below 100%, and ncu's "
+           "divergent branch targets read 0 (measured on an H100, K = 5, every variant)";
+  }
+  return "";
+}
+
+std::optional<analysis::Config> lab_analysis_config(const std::string& number, const Conv2dShape& s) {
+  return analysis::config_for_lab("lab" + number, s.height, s.width, s.mask_width);
+}
+
+PredictionResult predict_lab(const std::string& number, const PredictionContext& context) {
+  PredictionResult p = number == "06"   ? predict_im2col(context)
+                       : number == "07" ? predict_register_tiling(context)
+                                        : predict_tiling(number, context.conv2d);
+  p.divergence_basis = divergence_basis(number);
   return p;
 }
 

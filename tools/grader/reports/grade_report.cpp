@@ -66,6 +66,12 @@ const VariantTiming* fastest(const PerformanceResult& p) {
 
 std::string prediction_text(const PredictionResult& p) {
   if (!p.unavailable.empty()) return "unavailable: " + p.unavailable;
+  if (p.variants.size() > 1 || (p.variants.size() == 1 && !p.variants[0].variant.empty())) {
+    // Labs 06 and 07: the lab's lines, then each variant's beside its measurement.
+    std::string s = fmt::format("on {} ({})", p.case_id, p.config);
+    for (const std::string& line : p.summary) s += "\n    " + line;
+    return s;
+  }
   std::string s = fmt::format("on {} ({}): ", p.case_id, p.config);
   s += fmt::format("bandwidth reduction {:.2f}× over the image (interior block {:.2f}×); global input loads {}",
                               p.exact_reduction, p.interior_reduction, format_bytes(p.global_input_load_bytes));
@@ -83,13 +89,49 @@ std::string profile_text(const ProfileResult& p) {
   for (const Measured& m : p.threads_per_warp_instruction) {
     ratios.push_back(m.value ? fmt::format("{:.1f}", *m.value) : m.unavailable);
   }
-  return fmt::format("global loads {}; shared loads {}; DRAM read {}; divergent branch targets {}; "
+  const auto async = p.metrics.find(kMetricAsyncCopyBytes);
+  const std::string copies = async != p.metrics.end() && async->second.value && *async->second.value > 0
+                                 ? fmt::format("; cp.async read {}", format_bytes(*async->second.value))
+                                 : "";
+  return fmt::format("global loads {}{}; shared loads {}; DRAM read {}; divergent branch targets {}; "
                      "threads per warp instruction {} ({} kernel{})",
-                     measured_text(p.metrics.at(kMetricGlobalLoadBytes), true),
+                     measured_text(p.metrics.at(kMetricGlobalLoadBytes), true), copies,
                      measured_text(p.metrics.at(kMetricSharedLoadBytes), true),
                      measured_text(p.metrics.at(kMetricDramReadBytes), true),
                      measured_text(p.metrics.at(kMetricDivergentBranches), false), join(ratios, " / "),
                      p.kernels.size(), p.kernels.size() == 1 ? "" : "s");
+}
+
+std::string percent(const Measured& m) {
+  return m.value ? fmt::format("{:.1f}%", 100 * *m.value) : m.unavailable;
+}
+
+// The model's numbers for one variant, each beside the metric it predicts.
+std::string variant_prediction_text(const VariantPrediction& v) {
+  std::string s = fmt::format("global loads {} ({})", format_bytes(v.global_load_bytes), kMetricGlobalLoadBytes);
+  if (v.async_copies > 0) {
+    s += fmt::format("; cp.async {} read by {} copies, zero-fills included ({})", format_bytes(v.async_copy_bytes),
+                     v.async_copies, kMetricAsyncCopyBytes);
+  }
+  if (v.global_floats_per_fma > 0) s += fmt::format("; {:.4f} global floats per FMA", v.global_floats_per_fma);
+  return s;
+}
+
+// Predicted divergent warps beside the three measured views of divergence.
+std::string divergence_text(const VariantPrediction* v, const ProfileResult& prof) {
+  std::string predicted = "predicted: unavailable";
+  if (v != nullptr && v->warps == 0) {
+    predicted = "predicted: divergent warps not modelled for this kernel";
+  } else if (v != nullptr) {
+    predicted = fmt::format("predicted {} divergent warps of {}", v->divergent_warps, v->warps);
+    if (v->divergent_warps_branch >= 0) predicted += fmt::format(" ({} at a branch)", v->divergent_warps_branch);
+  }
+  const auto it = prof.metrics.find(kMetricDivergentBranches);
+  const Measured branches = it == prof.metrics.end() ? Measured{std::nullopt, "unavailable"} : it->second;
+  return fmt::format("{}; measured (ncu): divergent branch targets {}, warp execution efficiency {} "
+                     "(predicated-on {})",
+                     predicted, measured_text(branches, false), percent(warp_execution_efficiency(prof, false)),
+                     percent(warp_execution_efficiency(prof, true)));
 }
 
 }  // namespace
@@ -207,6 +249,14 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
     for (const ProfileResult& prof : l.profile) {
       out += fmt::format("  measured (ncu) on {}, {}: {}\n", l.prediction ? l.prediction->case_id : "the performance case",
                          prof.variant, profile_text(prof));
+      const VariantPrediction* v = l.prediction ? l.prediction->for_variant(prof.variant) : nullptr;
+      if (v != nullptr) {
+        out += fmt::format("    predicted (analysis) for {}: {}\n", prof.variant, variant_prediction_text(*v));
+      }
+      if (prof.unavailable.empty()) out += "    divergence: " + divergence_text(v, prof) + "\n";
+    }
+    if (!l.profile.empty() && l.prediction && !l.prediction->divergence_basis.empty()) {
+      out += "    divergence, which to compare: " + l.prediction->divergence_basis + "\n";
     }
   }
   out += fmt::format("\ntotal {} points", points(s.score(), s.max_score()));
@@ -285,6 +335,21 @@ json submission_json(const SubmissionResult& s) {
                    {"shared_load_bytes", p.shared_load_bytes}, {"warps", p.warps},
                    {"divergent_warps_load", p.divergent_warps_load},
                    {"divergent_warps_compute", p.divergent_warps_compute}});
+        json variants = json::array();
+        for (const VariantPrediction& v : p.variants) {
+          variants.push_back({{"variant", v.variant}, {"config", v.config},
+                              {"global_load_bytes", v.global_load_bytes},
+                              {"global_load_bytes_metric", kMetricGlobalLoadBytes},
+                              {"async_copies", v.async_copies}, {"async_copy_bytes", v.async_copy_bytes},
+                              {"async_copy_bytes_metric", kMetricAsyncCopyBytes},
+                              {"global_floats_per_fma", v.global_floats_per_fma}, {"warps", v.warps},
+                              {"divergent_warps", v.divergent_warps},
+                              {"divergent_warps_branch", v.divergent_warps_branch < 0 ? json(nullptr)
+                                                                                      : json(v.divergent_warps_branch)}});
+        }
+        pj["variants"] = variants;
+        pj["summary"] = p.summary;
+        pj["divergence_basis"] = p.divergence_basis;
       }
       lab["predicted"] = pj;
     }
@@ -296,6 +361,8 @@ json submission_json(const SubmissionResult& s) {
         json ratios = json::array();
         for (const Measured& m : p.threads_per_warp_instruction) ratios.push_back(measured_json(m));
         metrics[kMetricThreadsPerWarpInst] = {{"per_kernel", ratios}};
+        metrics["warp_execution_efficiency"] = measured_json(warp_execution_efficiency(p, false));
+        metrics["warp_execution_efficiency_pred_on"] = measured_json(warp_execution_efficiency(p, true));
         json pj = {{"label", "measured (ncu)"}, {"variant", p.variant}, {"kernels", p.kernels}, {"metrics", metrics}};
         if (!p.unavailable.empty()) pj["unavailable"] = p.unavailable;
         measured.push_back(std::move(pj));

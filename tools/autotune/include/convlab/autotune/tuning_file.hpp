@@ -202,4 +202,24 @@ inline std::filesystem::path default_tuning_path(const std::filesystem::path& bi
   return bin_dir.parent_path() / "tuning" / fmt::format("lab07-{}.json", device_slug(device));
 }
 
+/// The configuration lab 07 runs for mask width k and a variant's role ("" for the tuned
+/// variant, or "shfl", "constant", "shared"): the tuning file's configuration of that role, else
+/// its best (or the compiled-in default when there is no tuning file or it lacks k) moved onto
+/// the role's path. What the launchers run and what the analysis model predicts.
+/// @throws std::invalid_argument for an unsupported k
+inline TileConfig config_for_role(const TuningTable* tuned, int k, const std::string& role) {
+  if (!role.empty() && tuned && tuned->roles.count(k) && tuned->roles.at(k).count(role)) {
+    return tuned->roles.at(k).at(role);  // the tuner's best configuration of that path
+  }
+  TileConfig c;
+  if (tuned && tuned->best.count(k)) {
+    c = tuned->best.at(k);
+  } else if (const TileConfig* d = default_config(k)) {
+    c = *d;
+  } else {
+    throw std::invalid_argument(fmt::format("lab07: mask width {} is not supported (2..7 and odd 9..17)", k));
+  }
+  return role.empty() ? c : force_path(c, role);
+}
+
 }  // namespace convlab::lab07
