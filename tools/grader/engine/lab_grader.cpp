@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "engine/correctness_pass.hpp"
 #include "engine/judge.hpp"
@@ -73,6 +74,39 @@ void profile(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
   fs::remove_all(work);
 }
 
+// The rubric's stretch variants: one still a stub (every run "not implemented") leaves the
+// lab's runs, so it costs nothing; one that passes every run earns a bonus line. Returns the
+// stubs, whose speed is not counted either.
+std::set<std::string> apply_stretch(const LabPoints& points, LabResult& result) {
+  std::set<std::string> stubs;
+  CorrectnessResult& c = result.correctness;
+  for (const std::string& name : points.stretch) {
+    const auto it = c.by_variant.find(name);
+    if (it == c.by_variant.end() || it->second.runs == 0) continue;
+    const CorrectnessResult::VariantTally& t = it->second;
+    if (t.passed == t.runs) {
+      result.bonus.push_back(fmt::format("bonus: stretch variant {} passes all {} runs", name, t.runs));
+    } else if (t.not_implemented == t.runs) {
+      stubs.insert(name);
+      c.runs -= t.runs;
+      c.failed -= t.runs;
+      c.failures.erase(std::remove_if(c.failures.begin(), c.failures.end(),
+                                      [&](const RunRecord& r) { return r.variant == name; }),
+                       c.failures.end());
+      result.notes.push_back(fmt::format("stretch variant {} is not implemented: its {} runs are not counted "
+                                         "(a stretch step costs nothing until you attempt it)", name, t.runs));
+    }
+  }
+  if (!stubs.empty()) {
+    // The lab's reasons came from every failure: recompute them without the stubs'.
+    result.reasons.clear();
+    for (const RunRecord& r : c.failures) {
+      for (const std::string& tag : r.reasons) add_reason(result.reasons, tag);
+    }
+  }
+  return stubs;
+}
+
 void score(const LabInfo& lab, GradingEnvironment& env, LabResult& result) {
   const Rubric& rubric = env.rubric();
   const LabPoints& points = rubric.points(lab.number);
@@ -135,6 +169,7 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     result.could_not_grade = true;
     result.could_not_grade_reason = correctness.could_not_grade;
   }
+  const std::set<std::string> stretch_stubs = apply_stretch(points, result);
 
   if (env.settings().sanitize) sanitize(lab, exe, *listing, cases, env, result);
 
@@ -151,6 +186,10 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
   } else {
     std::string reference_problem;
     result.performance = run_performance(lab, exe, *listing, env, &reference_problem);
+    auto& timed = result.performance.variants;  // a stretch stub's speed is not counted either
+    timed.erase(std::remove_if(timed.begin(), timed.end(),
+                               [&](const VariantTiming& v) { return stretch_stubs.count(v.variant) > 0; }),
+                timed.end());
     if (!reference_problem.empty()) {
       result.could_not_grade = true;
       result.could_not_grade_reason = reference_problem;
