@@ -78,10 +78,12 @@ void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint 
 
 // --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
 namespace lab07 {
-void conv2d_register_tiled(const Conv2dArgs& a);   ///< the autotuned register-tiled kernel
-void conv2d_shfl_filter(const Conv2dArgs& a);      ///< the mask broadcast with __shfl_sync
-void conv2d_constant_filter(const Conv2dArgs& a);  ///< the mask in __constant__ memory
-void conv2d_shared_input(const Conv2dArgs& a);     ///< shared→register instead of global→register
+void conv2d_one_output(const Conv2dArgs& a);       ///< step 1: one output per thread, compile-time K
+void conv2d_outputs_xy(const Conv2dArgs& a);       ///< step 2: x×y outputs per thread, taps in registers
+void conv2d_shfl_filter(const Conv2dArgs& a);      ///< step 3: the mask broadcast with __shfl_sync
+void conv2d_constant_filter(const Conv2dArgs& a);  ///< step 4: the mask in __constant__ memory
+void conv2d_shared_input(const Conv2dArgs& a);     ///< step 5: shared→register instead of global→register
+void conv2d_register_tiled(const Conv2dArgs& a);   ///< step 6: the autotuned choice per mask width
 }  // namespace lab07
 
 }  // namespace convlab
