@@ -69,11 +69,14 @@ namespace lab05 {
 void conv2d_tiled_cached_halo(const Conv2dArgs& a);  ///< strategy 3
 }  // namespace lab05
 
-// --- Lab 06: conv layers through im2col, three steps.
+// --- Lab 06: conv layers through im2col, three steps (step 3 in four graded sub-steps).
 namespace lab06 {
 void conv_layer_unroll_gemm(const ConvLayerArgs& a);         ///< step 1: explicit unroll + tiled GEMM
 void conv_layer_fused_gemm(const ConvLayerArgs& a);          ///< step 2: unrolling fused into the tile load
-void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint register/shared tiling
+void conv_layer_register_tiles(const ConvLayerArgs& a);      ///< step 3a: 128×128×8 blocks, 8×8 register tiles
+void conv_layer_transposed_float4(const ConvLayerArgs& a);   ///< step 3b: + transposed As, float4 fragment loads
+void conv_layer_async_copies(const ConvLayerArgs& a);        ///< step 3c: + cp.async, slices in flight
+void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3d: + tile choice and split-K per layer
 }  // namespace lab06
 
 // --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
