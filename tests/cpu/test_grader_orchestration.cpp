@@ -350,9 +350,9 @@ TEST_CASE("rubric: \"stretch\" is a list of variant names", "[grader][rubric]") 
   CHECK(r.points("06").is_stretch("tf32_tensor_core"));
   CHECK_FALSE(r.points("06").is_stretch("register_tiled"));
   j["labs"]["06"]["stretch"] = "tf32_tensor_core";
-  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06: stretch: expected an array"));
+  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06.stretch: expected an array"));
   j["labs"]["06"]["stretch"] = {1};
-  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06: stretch: expected variant names"));
+  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06.stretch: expected variant names"));
   // The default rubric: lab 06's TF32 step is a stretch step, nothing else is.
   const Rubric d = load_rubric(default_rubric_path());
   CHECK(d.points("06").stretch == std::vector<std::string>{"tf32_tensor_core"});

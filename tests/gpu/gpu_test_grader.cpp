@@ -134,7 +134,7 @@ TEST_CASE("gpu: grader grade --solutions gives every point", "[gpu][grader]") {
 }
 
 TEST_CASE("gpu: lab 06 with steps 1-3 done and the stretch step left as the stub gets every point",
-          "[gpu][grader][lab06]") {
+          "[gpu][grader][lab06][stretch]") {
   // The solution's files, with tf32_gemm.cu as shipped in labs/ (the stretch stub).
   const fs::path dir = fs::temp_directory_path() / "convlab-gpu-lab06-stretch-stub";
   fs::remove_all(dir);

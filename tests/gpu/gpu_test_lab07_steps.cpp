@@ -112,7 +112,7 @@ TEST_CASE("gpu: the lab07 skeleton fails each step with a message naming the ste
   CHECK(failed.size() == kStepOfVariant.size());  // every step's variant ran, and failed
 }
 
-TEST_CASE("gpu: grader tune on the untouched skeleton refuses, naming the unwritten steps", "[gpu][lab07][skeleton][tune]") {
+TEST_CASE("gpu: grader tune on the untouched skeleton refuses and names the unwritten steps", "[gpu][lab07][skeleton][tune]") {
   const grader::ProcessResult p = grader_run({"tune", "--quick", "--masks", "3", "--no-plot"}, 120s);
   INFO(p.output);
   CHECK(p.exit_code == 3);
@@ -166,7 +166,7 @@ const fs::path kCache = fs::temp_directory_path() / "convlab-gpu-lab07-cache";
 
 }  // namespace
 
-TEST_CASE("gpu: lab 07 from the skeleton with every step spliced in passes every step, and grader grade gives it "
+TEST_CASE("gpu: lab 07 from the skeleton with every step spliced in passes every step and grader grade gives it "
           "full marks",
           "[gpu][lab07][skeleton]") {
   const ScopedEnv cache("CONVLAB_LAB07_CACHE", kCache.string());
@@ -187,9 +187,9 @@ TEST_CASE("gpu: lab 07 from the skeleton with every step spliced in passes every
   CHECK(lab.at("max_points").get<double>() == Approx(10));
 }
 
-TEST_CASE("gpu: grader tune on the spliced skeleton is within 5% of the solution's best at K = 3, 7, 17, and its "
+TEST_CASE("gpu: grader tune on the spliced skeleton is within 5% of the solution's best at K = 3 7 17 and its "
           "lab07 runs its own tuned choice",
-          "[gpu][lab07][skeleton][tune]") {
+          "[gpu][lab07][skeleton-tune][tune]") {
   const ScopedEnv cache("CONVLAB_LAB07_CACHE", kCache.string());
   const fs::path dir = kSpliced / "tune";
   fs::remove_all(dir);
