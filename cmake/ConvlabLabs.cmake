@@ -57,10 +57,22 @@ convlab_add_lab(04 tiled-input tiled_input.cu)
 convlab_add_lab(05 tiled-cached-halo tiled_cached_halo.cu)
 convlab_add_lab(06 im2col unroll_gemm.cu fused_gemm.cu register_tiled_gemm.cu tf32_gemm.cu)
 convlab_add_lab(07 register-tiling register_tiling.cu)
-# Lab 07 reads its tuning file and compiles the tuned configurations it was not built with at
-# run time (NVRTC): both through the autotuner's library.
+# Lab 07 reads the tuning file made for its own kernel source and compiles the tuned
+# configurations it was not built with at run time (NVRTC), both through the autotuner's
+# library (TunedDispatch); the origin picks the tuning file (build/tuning/lab07-<gpu>.json for
+# labs/, solution07-<gpu>.json for solutions/).
 foreach(_lab07_target lab07 convlab_solution07_kernels)
   if(TARGET ${_lab07_target})
     target_link_libraries(${_lab07_target} PRIVATE convlab::autotune)
   endif()
 endforeach()
+if(TARGET lab07)
+  target_compile_definitions(lab07 PRIVATE CONVLAB_LAB07_ORIGIN="labs")
+endif()
+if(TARGET convlab_solution07_kernels)
+  target_compile_definitions(convlab_solution07_kernels PRIVATE CONVLAB_LAB07_ORIGIN="solutions")
+  # The launcher (the same file as the lab's) reports unwritten steps with not_implemented(),
+  # which the runner library defines: programs that link the kernels without the runner (the
+  # benchmarks) need it too.
+  target_link_libraries(convlab_solution07_kernels PUBLIC convlab::runner)
+endif()

@@ -93,6 +93,16 @@ __device__ __forceinline__ void copy_async_or_zero(float* smem, const float* gme
   *smem = inside ? __ldg(gmem) : 0.0f;
 #endif
 }
+/// The same copy, asynchronous (ASYNC: cp.async, step 3c) or an ordinary load and store
+/// through a register (steps 3a and 3b), chosen at compile time.
+template <bool ASYNC>
+__device__ __forceinline__ void copy_or_zero(float* smem, const float* gmem, bool inside) {
+  if constexpr (ASYNC) {
+    copy_async_or_zero(smem, gmem, inside);
+  } else {
+    *smem = inside ? __ldg(gmem) : 0.0f;
+  }
+}
 __device__ __forceinline__ void copy_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::);
@@ -174,8 +184,9 @@ struct SliceLoader {
     for (int r = 0; r < B_ROWS; ++r) cur[r].set(first_slice * BK + warp + WARPS * r, g);
   }
 
-  /// Starts the copies of slice kt into one stage of the shared tiles (rows padded to A_LD, B_LD).
-  template <int A_LD, int B_LD>
+  /// Starts the copies of slice kt into one stage of the shared tiles (rows padded to A_LD, B_LD);
+  /// ASYNC = false: ordinary loads and stores, done when issue() returns.
+  template <bool ASYNC = true, int A_LD, int B_LD>
   __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
                         const Geometry& g) {
     const int k = kt * BK + a_k;
@@ -183,7 +194,7 @@ struct SliceLoader {
     for (int i = 0; i < A_PER_THREAD; ++i) {
       const int m = m0 + a_m + i * (THREADS / BK);
       const bool ok = m < g.M && k < g.Kdim;
-      copy_async_or_zero(&As[a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
+      copy_or_zero<ASYNC>(&As[a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
     }
 #pragma unroll
     for (int r = 0; r < B_ROWS; ++r) {
@@ -191,7 +202,7 @@ struct SliceLoader {
       for (int j = 0; j < B_COLS; ++j) {
         int offset;
         const bool inside = locate(cur[r], col[j], g, &offset);
-        copy_async_or_zero(&Bs[warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
+        copy_or_zero<ASYNC>(&Bs[warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
       }
       cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
     }

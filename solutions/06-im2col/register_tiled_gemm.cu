@@ -3,8 +3,8 @@
 // Idea:      the GEMM of step 2, Y[b] = W[M][C·K·K] × X_unroll[C·K·K][Ho·Wo], with the unrolled
 //            matrix still only conceptual, but every thread now owns an 8×8 register tile of
 //            outputs. Per k it reads 8 weights and 8 unrolled inputs from shared memory (as four
-//            16-byte loads) and does 64 multiply-adds with them: 1 shared-memory float per 4
-//            flops instead of step 2's 1 per flop.
+//            16-byte loads) and does 64 multiply-adds with them: 128 flops from 16 shared-memory
+//            floats, 8 flops per float instead of step 2's 1.
 // Adds:      over step 2
 //            * register tiling (TM×TN = 8×8 per thread, split as 2×2 sub-tiles of 4×4 so the
 //              fragment loads are float4; each warp is a 4×8 patch of threads, so that every
@@ -77,7 +77,11 @@ struct BiasRelu {  // stretch step: Y = max(W ⊛ X + bias[m], 0) in the same pa
 //
 // MIN_BLOCKS, __launch_bounds__' second argument, caps the registers per thread so that that many
 // blocks fit on an SM (512 threads: 128 registers each).
-template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue>
+//
+// The sub-steps of the README are this kernel with features switched off: FLOAT4 = false reads
+// the fragments one float at a time (step 3a, register tiles); ASYNC = false copies slices with
+// ordinary loads (3a, 3b); the launch plan's tile choice and split-K are step 3d.
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue, bool ASYNC = true, bool FLOAT4 = true>
 __global__ void __launch_bounds__((BM / 8) * (BN / 8), MIN_BLOCKS)
 implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
                              Geometry g, int k_tiles_per_split, bool vector_store, Epilogue epilogue) {
@@ -116,7 +120,7 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
   if (kt_begin >= kt_end) return;  // an empty split (the host avoids them; harmless with atomics)
 
   Loader load(g, m0, n0, kt_begin);
-  auto issue_slice = [&](int kt, int stage) { load.issue(kt, As[stage], Bs[stage], X, Wt, g); };
+  auto issue_slice = [&](int kt, int stage) { load.template issue<ASYNC>(kt, As[stage], Bs[stage], X, Wt, g); };
 
   float acc[TM][TN];
 #pragma unroll
@@ -146,12 +150,26 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
 
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      const float4 a_lo = *reinterpret_cast<const float4*>(&As[stage][kk][ty * 4]);
-      const float4 a_hi = *reinterpret_cast<const float4*>(&As[stage][kk][BM / 2 + ty * 4]);
-      const float4 b_lo = *reinterpret_cast<const float4*>(&Bs[stage][kk][tx * 4]);
-      const float4 b_hi = *reinterpret_cast<const float4*>(&Bs[stage][kk][BN / 2 + tx * 4]);
-      const float a[TM] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-      const float b[TN] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+      float a[TM];
+      float b[TN];
+      if constexpr (FLOAT4) {
+        const float4 a_lo = *reinterpret_cast<const float4*>(&As[stage][kk][ty * 4]);
+        const float4 a_hi = *reinterpret_cast<const float4*>(&As[stage][kk][BM / 2 + ty * 4]);
+        const float4 b_lo = *reinterpret_cast<const float4*>(&Bs[stage][kk][tx * 4]);
+        const float4 b_hi = *reinterpret_cast<const float4*>(&Bs[stage][kk][BN / 2 + tx * 4]);
+        a[0] = a_lo.x, a[1] = a_lo.y, a[2] = a_lo.z, a[3] = a_lo.w;
+        a[4] = a_hi.x, a[5] = a_hi.y, a[6] = a_hi.z, a[7] = a_hi.w;
+        b[0] = b_lo.x, b[1] = b_lo.y, b[2] = b_lo.z, b[3] = b_lo.w;
+        b[4] = b_hi.x, b[5] = b_hi.y, b[6] = b_hi.z, b[7] = b_hi.w;
+      } else {  // one float per shared-memory load (step 3a)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          a[i] = As[stage][kk][ty * 4 + i];
+          a[4 + i] = As[stage][kk][BM / 2 + ty * 4 + i];
+          b[i] = Bs[stage][kk][tx * 4 + i];
+          b[4 + i] = Bs[stage][kk][BN / 2 + tx * 4 + i];
+        }
+      }
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
 #pragma unroll
@@ -202,7 +220,7 @@ implicit_gemm_register_tiled(const float* __restrict__ X, const float* __restric
 
 // ---- Launch plans ----------------------------------------------------------------------------
 
-template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue>
+template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS, class Epilogue, bool ASYNC = true, bool FLOAT4 = true>
 void launch_tile(const ConvLayerArgs& a, int splits, Epilogue epilogue) {
   constexpr int threads = (BM / 8) * (BN / 8);
   const Geometry g = gemm::make_geometry(a.shape, BK);
@@ -219,7 +237,7 @@ void launch_tile(const ConvLayerArgs& a, int splits, Epilogue epilogue) {
   }
   const bool vector_store = g.HoWo % 4 == 0 && reinterpret_cast<std::uintptr_t>(a.Y) % 16 == 0;
   const dim3 grid(ceil_div(g.N, BN), ceil_div(g.M, BM), splits);
-  implicit_gemm_register_tiled<BM, BN, BK, STAGES, MIN_BLOCKS, Epilogue>
+  implicit_gemm_register_tiled<BM, BN, BK, STAGES, MIN_BLOCKS, Epilogue, ASYNC, FLOAT4>
       <<<grid, threads>>>(a.X, a.W, a.Y, g, per_split, vector_store, epilogue);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -273,7 +291,25 @@ void conv_layer_bias_relu(const ConvLayerArgs& a, const float* bias) {
   launch_plan(a, plan, BiasRelu{bias});
 }
 
-void conv_layer_register_tiled_gemm(const ConvLayerArgs& a) {
+// The sub-steps of step 3 (README), each with the lab's given launch: 128×128 tiles (64×128 when
+// M ≤ 64), no split-K.
+
+void conv_layer_register_tiles(const ConvLayerArgs& a) {  // 3a: register tiles, plain copies
+  if (a.shape.filters <= 64) return launch_tile<64, 128, kBK, 2, 4, StoreOutput, false, false>(a, 1, StoreOutput{});
+  launch_tile<128, 128, kBK, 2, 2, StoreOutput, false, false>(a, 1, StoreOutput{});
+}
+
+void conv_layer_transposed_float4(const ConvLayerArgs& a) {  // 3b: transposed As, float4 fragments
+  if (a.shape.filters <= 64) return launch_tile<64, 128, kBK, 2, 4, StoreOutput, false, true>(a, 1, StoreOutput{});
+  launch_tile<128, 128, kBK, 2, 2, StoreOutput, false, true>(a, 1, StoreOutput{});
+}
+
+void conv_layer_async_copies(const ConvLayerArgs& a) {  // 3c: cp.async, kStages slices in flight
+  if (a.shape.filters <= 64) return launch_tile<64, 128, kBK, kStages, 4>(a, 1, StoreOutput{});
+  launch_tile<128, 128, kBK, kStages, 2>(a, 1, StoreOutput{});
+}
+
+void conv_layer_register_tiled_gemm(const ConvLayerArgs& a) {  // 3d: the tile and split-K per layer
   launch_plan(a, register_tiled_plan(a.shape, /*allow_split=*/true), StoreOutput{});
 }
 

@@ -1,46 +1,122 @@
-// Lab 07 — register tiling (reference solution): the launchers.
+// Lab 07 — register tiling: the launchers (given: the same file in labs/ and solutions/).
 //
-// Idea:      the kernel family of register_tiling_kernel.cuh (several outputs per thread in x
-//            and y, the input window in registers, compile-time sizes, the mask through constant
-//            memory or __shfl_sync, global→register or shared→register input), with the best
-//            member chosen per mask width by the autotuner (`grader tune`).
-// Adds over lab 05: register blocking and vector loads (see the kernel header); here, the
-//            choice of configuration: the tuning file of this GPU when there is one
-//            (build/tuning/lab07-<gpu>.json, or $CONVLAB_LAB07_TUNING), else the compiled-in
-//            defaults (kDefaultConfigs, tuned on an H200). A configuration that is not compiled
-//            in is compiled by NVRTC at first use and cached on disk.
-// Achieves:  on an H200 at 8192²: K ≤ 6 at or above the measured copy bandwidth, K = 7 at 91%
-//            of it, K = 11..17 at 80–87% of the measured FMA rate (labs/07-register-tiling/README.md).
+// Idea:      the kernels are in register_tiling_kernel.cuh, the file you edit, step by step.
+//            This file turns a Conv2dArgs into a launch: it checks that the steps a variant
+//            needs are written (kStepNWritten in the kernel file), picks the configuration of
+//            the mask width (the tuning file `grader tune` wrote for *this* kernel source when
+//            there is one, else the compiled-in defaults of convlab/lab07_config.hpp), and runs
+//            it: compiled in (the dispatch table below: one instantiation per default
+//            configuration, with and without vector loads) or compiled by NVRTC at first use
+//            from the same kernel file (convlab/autotune/tuned_dispatch.hpp).
+// Adds over lab 05: register blocking and the filter paths (in the kernel file); here, the
+//            choice of configuration per mask width and the dispatch over eleven mask widths.
+// Achieves:  with the reference kernel, on an H200 at 8192²: K ≤ 6 at or above the measured copy
+//            bandwidth, K = 7 at 91% of it, K = 11..17 at 80–87% of the measured FMA rate
+//            (labs/07-register-tiling/README.md).
 //
-// Variants (harness/src/lab_mains/lab07.cpp): register_tiled (the tuned choice), shfl_filter and
-// constant_filter (the same tiles, the mask forced through one path), shared_input (the same,
-// through shared memory), so that the talk's and the paper's comparisons run on any case.
+// Variants (harness/src/lab_mains/lab07.cpp), one per step of the README:
+//   one_output       step 1  one output per thread, compile-time K, the mask from global memory
+//   outputs_xy       step 2  an OX×OY patch per thread, each tap loaded once per patch row
+//   shfl_filter      step 3  the mask through __shfl_sync
+//   constant_filter  step 4  the mask in constant memory
+//   shared_input     step 5  the input window through a shared-memory tile
+//   register_tiled   step 6  the tuned choice per mask width (`grader tune`)
 //
 // Shapes: N, P height×width; M K×K; K in 2..7 and odd 9..17; any height and width ≥ 1.
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <array>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
 #include <iterator>
-#include <cstdio>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <utility>
 
-#include "convlab/lab_api.cuh"
-#include "convlab/autotune/tuning_file.hpp"
-#include "convlab/lab07_config.hpp"
 #include "convlab/autotune/jit.hpp"
+#include "convlab/autotune/tuned_dispatch.hpp"
+#include "convlab/lab07_config.hpp"
+#include "convlab/lab_api.cuh"
 #include "register_tiling_kernel.cuh"
+
+#ifndef CONVLAB_LAB07_ORIGIN
+#define CONVLAB_LAB07_ORIGIN "labs"  // set by cmake/ConvlabLabs.cmake: "labs" or "solutions"
+#endif
 
 namespace convlab::lab07 {
 
 namespace {
 
-// --- The compiled-in instantiations: every default configuration, with and without vectors.
+// --- The steps a variant needs: a clear "not implemented" naming the variant's own step first,
+//     then the first earlier step it builds on that is still missing.
+
+struct Step {
+  int number;
+  bool written;
+  const char* title;
+  const char* what;  // what to write, in register_tiling_kernel.cuh
+};
+
+constexpr Step kSteps[] = {
+    {1, kStep1Written, "one output per thread", "the body of one_output<K>"},
+    {2, kStep2Written, "x×y outputs per thread", "loaded_tap, accumulate_row and store_patch"},
+    {3, kStep3Written, "the filter through __shfl_sync", "load_shfl_taps, shfl_tap, load_shfl_mask_rows and shfl_row_tap"},
+    {4, kStep4Written, "the filter in constant memory", "constant_tap and copy_mask_to_constant"},
+    {5, kStep5Written, "shared→register input", "load_shared_tile"},
+    {6, true, "the tuned choice per mask width", "nothing new: it runs steps 2–4 as `grader tune` chose"},
+};
+
+/// True when the variant's own step `own` and every step in `needs` are written; else reports
+/// the first missing one (the runner prints "not implemented (step N (title): ...)") and
+/// returns false.
+bool steps_written(int own, std::initializer_list<int> needs) {
+  static thread_local std::string message;
+  const Step& o = kSteps[own - 1];
+  if (!o.written) {
+    message = fmt::format("step {} ({}): write {} in register_tiling_kernel.cuh, then set kStep{}Written = true",
+                          o.number, o.title, o.what, o.number);
+    not_implemented(message.c_str());
+    return false;
+  }
+  for (const int n : needs) {
+    const Step& s = kSteps[n - 1];
+    if (!s.written) {
+      message = fmt::format("step {} ({}) needs step {} ({}): write {} in register_tiling_kernel.cuh, then set "
+                            "kStep{}Written = true",
+                            o.number, o.title, s.number, s.title, s.what, s.number);
+      not_implemented(message.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The steps a configuration's kernel calls beyond the variant's own: 2 always, its filter path's
+/// and its input path's (a tuning file may choose any).
+bool config_steps_written(int own, const TileConfig& c) {
+  const int filter_step = c.filter == FilterPath::shfl ? 3 : (c.filter == FilterPath::constant ? 4 : 2);
+  const int input_step = c.input == InputPath::shared ? 5 : 2;
+  return steps_written(own, {2, filter_step, input_step});
+}
+
+// --- Step 1: one_output<K>, one instantiation per supported mask width.
+
+template <int K>
+void launch_one_output(const Conv2dArgs& a) {
+  const dim3 block(32, 8);
+  const dim3 grid((a.width + 31) / 32, (a.height + 7) / 8);
+  one_output<K><<<grid, block>>>(a.N, a.M, a.P, a.height, a.width);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+using Launcher = void (*)(const Conv2dArgs&);
+
+constexpr std::pair<int, Launcher> kOneOutput[] = {
+    {2, launch_one_output<2>},   {3, launch_one_output<3>},   {4, launch_one_output<4>},   {5, launch_one_output<5>},
+    {6, launch_one_output<6>},   {7, launch_one_output<7>},   {9, launch_one_output<9>},   {11, launch_one_output<11>},
+    {13, launch_one_output<13>}, {15, launch_one_output<15>}, {17, launch_one_output<17>},
+};
+
+// --- The dispatch table: every default configuration compiled in, with and without vectors.
 
 template <std::size_t I, bool VEC>
 void launch_default(const Conv2dArgs& a) {
@@ -49,9 +125,7 @@ void launch_default(const Conv2dArgs& a) {
   constexpr int INPUT = static_cast<int>(c.input);
   constexpr int FILTER = static_cast<int>(c.filter);
   constexpr int LOOP = static_cast<int>(c.rows);
-  if constexpr (FILTER == kFilterConstant) {
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_mask, a.M, sizeof(float) * K * K, 0, cudaMemcpyDeviceToDevice));
-  }
+  if constexpr (FILTER == kFilterConstant) CUDA_CHECK(copy_mask_to_constant(a.M, K));
   unsigned grid[2];
   unsigned block[2];
   grid_for(c, a.height, a.width, grid, block);
@@ -59,8 +133,6 @@ void launch_default(const Conv2dArgs& a) {
       <<<dim3(grid[0], grid[1]), dim3(block[0], block[1])>>>(a.N, a.M, a.P, a.height, a.width, a.mask_width);
   CUDA_CHECK(cudaGetLastError());
 }
-
-using Launcher = void (*)(const Conv2dArgs&);
 
 struct CompiledEntry {
   TileConfig config;
@@ -91,100 +163,39 @@ Launcher find_compiled(const TileConfig& c, bool vec) {
   return nullptr;
 }
 
-// --- Which configuration: the tuning file of this GPU, else the defaults.
-
-std::filesystem::path own_folder() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::current_path() : self.parent_path();
+TunedDispatch& dispatch() {
+  static TunedDispatch d(CONVLAB_LAB07_ORIGIN, kernel_beside(__FILE__));
+  return d;
 }
 
-struct State {
-  std::optional<TuningTable> tuned;
-  std::filesystem::path cache;
-  int cc_major = 0;
-  int cc_minor = 0;
-  std::string source;  // the kernel text, read at the first JIT compilation
-  std::map<std::string, std::unique_ptr<LoadedKernel>> jit;
-  std::mutex mutex;
-};
-
-void load_state(State& st) {
-  int device = 0;
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  st.cc_major = prop.major;
-  st.cc_minor = prop.minor;
-  const std::filesystem::path bin = own_folder();
-  st.cache = cache_dir(bin.parent_path() / "tuning" / "cache");
-  const char* env = std::getenv(kTuningEnv);
-  const std::filesystem::path file =
-      env != nullptr && *env != '\0' ? std::filesystem::path(env) : default_tuning_path(bin, prop.name);
-  std::string note;
-  if (!std::filesystem::exists(file)) {
-    note = fmt::format("no tuning file {}: compiled-in defaults (make one with `grader tune`)", file.string());
-  } else {
-    try {
-      TuningTable t = read_tuning_file(file);
-      if (t.device != prop.name) {
-        note = fmt::format("{} was tuned on {}, not this {}: compiled-in defaults", file.string(), t.device, prop.name);
-      } else {
-        note = fmt::format("tuned configurations from {}", file.string());
-        st.tuned = std::move(t);
-      }
-    } catch (const std::exception& e) {
-      note = fmt::format("ignoring the tuning file: {}; compiled-in defaults", e.what());
-    }
-  }
-  std::fprintf(stderr, "lab07: %s\n", note.c_str());
-}
-
-State& state() {
-  static State s;
-  static std::once_flag once;
-  std::call_once(once, [] { load_state(s); });
-  return s;
-}
-
-/// The configuration of mask width k for a variant: "" (register_tiled: the tuned choice) or a
-/// role ("shfl", "constant", "shared": the comparison variants).
-TileConfig config_for(int k, const std::string& role) {
-  const State& st = state();
-  return config_for_role(st.tuned ? &*st.tuned : nullptr, k, role);
-}
-
-const LoadedKernel& jit_kernel(const KernelVariant& v) {
-  State& st = state();
-  std::lock_guard<std::mutex> lock(st.mutex);
-  const std::string name = kernel_name(v);
-  auto it = st.jit.find(name);
-  if (it == st.jit.end()) {
-    if (st.source.empty()) {
-      st.source = read_kernel_source(kernel_source_path(std::filesystem::path(__FILE__).parent_path() /
-                                                        "register_tiling_kernel.cuh"));
-    }
-    const CompiledCubin cubin = compile_variant(st.source, v, st.cc_major, st.cc_minor, st.cache);
-    it = st.jit.emplace(name, std::make_unique<LoadedKernel>(cubin, v)).first;
-  }
-  return *it->second;
-}
-
-void run(const Conv2dArgs& a, const std::string& role) {
-  const TileConfig c = config_for(a.mask_width, role);
+/// Runs the configuration of `role` (TunedDispatch::config_for) for this mask width, for the
+/// variant of step `own`.
+void run(const Conv2dArgs& a, int own, const std::string& role) {
+  const TileConfig c = dispatch().config_for(a.mask_width, role);
+  if (!config_steps_written(own, c)) return;
   const bool vec = vector_path_ok(c, a);
   if (Launcher l = find_compiled(c, vec)) {
     l(a);
     return;
   }
-  jit_kernel(KernelVariant{c, vec, false}).launch(a);
+  dispatch().launch_jit(KernelVariant{c, vec, false}, a);
 }
 
 }  // namespace
 
-void conv2d_register_tiled(const Conv2dArgs& a) { run(a, ""); }
-void conv2d_shfl_filter(const Conv2dArgs& a) { run(a, "shfl"); }
-void conv2d_constant_filter(const Conv2dArgs& a) { run(a, "constant"); }
-void conv2d_shared_input(const Conv2dArgs& a) { run(a, "shared"); }
+void conv2d_one_output(const Conv2dArgs& a) {
+  if (!steps_written(1, {})) return;
+  for (const auto& [k, launch] : kOneOutput) {
+    if (k == a.mask_width) return launch(a);
+  }
+  throw std::invalid_argument(fmt::format("lab07: mask width {} is not supported (2..7 and odd 9..17)", a.mask_width));
+}
+void conv2d_outputs_xy(const Conv2dArgs& a) { run(a, 2, "loaded"); }
+void conv2d_shfl_filter(const Conv2dArgs& a) { run(a, 3, "shfl"); }
+void conv2d_constant_filter(const Conv2dArgs& a) { run(a, 4, "constant"); }
+void conv2d_shared_input(const Conv2dArgs& a) { run(a, 5, "shared"); }
+void conv2d_register_tiled(const Conv2dArgs& a) {
+  if (steps_written(6, {2, 3, 4})) run(a, 6, "");
+}
 
 }  // namespace convlab::lab07

@@ -20,7 +20,14 @@
 //
 // This header is compiled twice over: by nvcc inside solution07 (a few instantiations, one per
 // mask width) and, as text, by NVRTC at run time (any instantiation the autotuner asks for).
-// So it includes nothing and uses only what NVRTC provides built in.
+// So it includes nothing and uses only what NVRTC provides built in (host code is behind
+// `#ifndef __CUDACC_RTC__`).
+//
+// The lab's skeleton (labs/07-register-tiling/register_tiling_kernel.cuh) is this file with the
+// code between each "BEGIN STEP n" and "END STEP n" marker taken out; everything else (the
+// template's signature, the row loader, the tile body that calls the steps' functions) is the
+// same text, so a student's finished file builds the same kernels. tests/gpu/gpu_test_lab07.cpp
+// splices the steps back in, one at a time.
 //
 // Shapes: N, P height×width row-major; M K×K row-major; all device pointers.
 // P[i][j] = Σ_{p,q<K} N[i-R+p][j-R+q]·M[p][q], R = (K-1)/2, zero outside the image.
@@ -37,6 +44,8 @@ constexpr int kGlobalToRegister = 0;  ///< each thread loads its window from glo
 constexpr int kSharedToRegister = 1;  ///< the block loads its tile into shared memory first
 constexpr int kFilterConstant = 0;    ///< the mask is copied to __constant__ memory before the launch
 constexpr int kFilterShfl = 1;        ///< lanes hold the mask, __shfl_sync broadcasts each tap
+constexpr int kFilterLoaded = 2;      ///< each tap is loaded from global memory into a register
+                                      ///< once per row and used for OX outputs (step 2)
 constexpr int kRowsUnrolled = 0;      ///< the walk over the window's rows is unrolled
 constexpr int kRowsRolled = 1;        ///< a run-time loop over rows, one row prefetched
 
@@ -101,15 +110,181 @@ __device__ __forceinline__ void store_chunk(float* dst, const float* src) {
   }
 }
 
-/// Tap c = p·K+q of the mask, c a compile-time constant after unrolling (or a run-time index in
-/// the talk's run-time-loop variant). Constant path: a constant-bank operand. Shfl path: lane
-/// (c mod 32) holds it in register mreg[c/32]; one SHFL broadcasts it.
-template <int FILTER, int NREG>
-__device__ __forceinline__ float tap(int c, const float (&mreg)[NREG]) {
-  if constexpr (FILTER == kFilterConstant) {
-    return c_mask[c];
-  } else {
-    return __shfl_sync(0xffffffffu, mreg[c >> 5], c & 31);
+// ==== BEGIN STEP 1: one output per thread ====
+inline constexpr bool kStep1Written = true;
+
+/// Step 1, the starting point: one output per thread, K a template parameter so that both tap
+/// loops unroll; the mask read from global memory (M, a device pointer). Blocks of 32×8.
+template <int K>
+__global__ void __launch_bounds__(256)
+one_output(const float* __restrict__ N, const float* __restrict__ M, float* __restrict__ P, int height, int width) {
+  constexpr int R = (K - 1) / 2;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  float acc = 0.f;
+#pragma unroll
+  for (int p = 0; p < K; ++p) {
+    const int gy = y - R + p;
+    if (gy < 0 || gy >= height) continue;  // a ghost row: nothing to read
+    const float* row = N + static_cast<long long>(gy) * width;
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+      const int gx = x - R + q;
+      if (gx >= 0 && gx < width) acc = fmaf(row[gx], __ldg(M + p * K + q), acc);
+    }
+  }
+  P[static_cast<long long>(y) * width + x] = acc;
+}
+// ==== END STEP 1 ====
+
+// ==== BEGIN STEP 2: x×y outputs per thread ====
+inline constexpr bool kStep2Written = true;
+
+/// Step 2's filter path (kFilterLoaded): tap c = p·K+q from global memory (the read-only
+/// path); it is loaded into a register once and used for the OX outputs of a patch row.
+__device__ __forceinline__ float loaded_tap(const float* __restrict__ M, int c) { return __ldg(M + c); }
+
+/// Window row i (in registers: row[OFF + c] = input column x0-R+c) adds to every output row oy
+/// of the patch it touches, through mask row p = i - oy. tap(p, q, oy) gives M[p][q] by one of
+/// the filter paths. With i a compile-time constant (rows unrolled) the test on p vanishes.
+template <int K, int OX, int OY, int OFF, int RF, class Tap>
+__device__ __forceinline__ void accumulate_row(float (&acc)[OY][OX], const float (&row)[RF], int i, Tap tap) {
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+    const int p = i - oy;
+    if (p < 0 || p >= K) continue;
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+      const float m = tap(p, q, oy);
+#pragma unroll
+      for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[OFF + ox + q], m, acc[oy][ox]);
+    }
+  }
+}
+
+/// Stores the OY×OX patch at (y0, x0) with VW-wide stores; CHECKED: columns and rows past the
+/// image edge are dropped (with VW > 1 the width is a multiple of VW, so a chunk is all in or
+/// all out).
+template <int OX, int OY, int VW, bool CHECKED>
+__device__ __forceinline__ void store_patch(float* __restrict__ P, const float (&acc)[OY][OX], int x0, int y0,
+                                            int height, int width) {
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+    const int gy = y0 + oy;
+    if (CHECKED && gy >= height) break;
+    float* dst = P + static_cast<long long>(gy) * width;
+#pragma unroll
+    for (int j = 0; j < OX / VW; ++j) {
+      const int gx = x0 + j * VW;
+      if (!CHECKED || gx + VW <= width) store_chunk<VW>(dst + gx, &acc[oy][j * VW]);
+    }
+  }
+}
+// ==== END STEP 2 ====
+
+// ==== BEGIN STEP 3: the filter through __shfl_sync ====
+inline constexpr bool kStep3Written = true;
+
+/// Rows unrolled: lane l of the warp holds taps l, l+32, l+64, ... (one coalesced load each).
+template <int K, int NREG>
+__device__ __forceinline__ void load_shfl_taps(float (&mreg)[NREG], const float* __restrict__ M, int lane) {
+#pragma unroll
+  for (int j = 0; j < NREG; ++j) {
+    const int c = j * 32 + lane;
+    mreg[j] = c < K * K ? M[c] : 0.f;
+  }
+}
+
+/// Tap c (a compile-time constant once unrolled): lane c mod 32 holds it in mreg[c/32]; one
+/// SHFL broadcasts it to the warp. Every lane must execute it.
+template <int NREG>
+__device__ __forceinline__ float shfl_tap(const float (&mreg)[NREG], int c) {
+  return __shfl_sync(0xffffffffu, mreg[c >> 5], c & 31);
+}
+
+/// Rows rolled (p is a run-time value, so mreg[c/32] would be indexed at run time): the talk's
+/// scheme. For each output row oy, lane q < K holds M[p][q] of mask row p = i - oy (0 when p is
+/// outside the mask), loaded one window row ahead.
+template <int K, int OY>
+__device__ __forceinline__ void load_shfl_mask_rows(float (&mr)[OY], const float* __restrict__ M, int i, int lane) {
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+    const int p = i - oy;
+    mr[oy] = lane < K && p >= 0 && p < K ? M[p * K + lane] : 0.f;
+  }
+}
+
+/// Tap q of output row oy's mask row, from load_shfl_mask_rows' registers.
+template <int OY>
+__device__ __forceinline__ float shfl_row_tap(const float (&mr)[OY], int oy, int q) {
+  return __shfl_sync(0xffffffffu, mr[oy], q);
+}
+// ==== END STEP 3 ====
+
+// ==== BEGIN STEP 4: the filter in constant memory ====
+inline constexpr bool kStep4Written = true;
+
+/// Tap c from constant memory: an FFMA operand, no instruction of its own.
+__device__ __forceinline__ float constant_tap(int c) { return c_mask[c]; }
+
+#ifndef __CUDACC_RTC__
+/// Host: copies the K×K mask (a device pointer) into c_mask, on the default stream, before each
+/// launch of a constant-path kernel compiled into this program (the next call may bring another
+/// mask). NVRTC-compiled kernels have their own c_mask; the autotuner's launcher fills that one.
+inline cudaError_t copy_mask_to_constant(const float* M, int K) {
+  return cudaMemcpyToSymbolAsync(c_mask, M, sizeof(float) * K * K, 0, cudaMemcpyDeviceToDevice);
+}
+#endif
+// ==== END STEP 4 ====
+
+// ==== BEGIN STEP 5: shared→register input ====
+inline constexpr bool kStep5Written = true;
+
+/// The block's (BY·OY+K-1) × TILE_CHUNKS·VW input tile into shared memory (tile[r·TILE_PITCH +
+/// c]), one VW-wide chunk per thread per iteration, zeros outside the image (CHECKED), then a
+/// barrier: after it every thread reads its window rows from the tile.
+template <class G, int BX, int BY, int OX, int OY, bool CHECKED>
+__device__ __forceinline__ void load_shared_tile(float* tile, const float* __restrict__ N, int height, int width) {
+  constexpr int VW = G::VW;
+  constexpr int TOTAL = G::TILE_ROWS * G::TILE_CHUNKS;
+  constexpr int THREADS = BX * BY;
+  const int tid = threadIdx.y * BX + threadIdx.x;
+  const int gx0 = blockIdx.x * BX * OX - G::LEFT_CHUNKS * VW;
+  const int gy0 = blockIdx.y * BY * OY - G::R;
+#pragma unroll
+  for (int it = 0; it < (TOTAL + THREADS - 1) / THREADS; ++it) {
+    const int idx = tid + it * THREADS;
+    if (idx < TOTAL) {
+      const int tr = idx / G::TILE_CHUNKS;
+      const int tc = idx - tr * G::TILE_CHUNKS;
+      const int gy = gy0 + tr;
+      const int gx = gx0 + tc * VW;
+      const bool ok = !CHECKED || (gy >= 0 && gy < height && gx >= 0 && gx + VW <= width);
+      float v[VW];
+      load_chunk<VW>(v, N + (static_cast<long long>(gy) * width + gx), ok);
+      store_chunk<VW>(&tile[tr * G::TILE_PITCH + tc * VW], v);
+    }
+  }
+  __syncthreads();
+}
+// ==== END STEP 5 ====
+
+/// The talk's counter-example (RT_INNER): accumulate_row with the loop over q bounded by the
+/// run-time k_rt, so row[] is indexed at run time and lives in local memory.
+template <int K, int OX, int OY, int OFF, int RF, class Tap>
+__device__ __forceinline__ void accumulate_row_runtime(float (&acc)[OY][OX], const float (&row)[RF], int i, int k_rt,
+                                                       Tap tap) {
+#pragma unroll
+  for (int oy = 0; oy < OY; ++oy) {
+    const int p = i - oy;
+    if (p < 0 || p >= K) continue;
+#pragma unroll 1
+    for (int q = 0; q < k_rt; ++q) {
+      const float m = tap(p, q, oy);
+#pragma unroll
+      for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[OFF + ox + q], m, acc[oy][ox]);
+    }
   }
 }
 
@@ -123,51 +298,25 @@ __device__ __forceinline__ void tile_body(const float* __restrict__ N, const flo
   using G = TileGeometry<K, OX, OY, BX, BY, VEC>;
   constexpr int VW = G::VW;
   constexpr int RF = G::ROW_FLOATS;
+  constexpr int OFF = G::WINDOW_OFFSET;
 
   const int x0 = (blockIdx.x * BX + threadIdx.x) * OX;  // first output column of this thread
   const int y0 = (blockIdx.y * BY + threadIdx.y) * OY;  // first output row
   const int lane = (threadIdx.y * BX + threadIdx.x) & 31;
 
-  // The shfl path needs every lane of the warp at each __shfl_sync; the constant path can let
-  // threads with nothing to do leave (no barrier follows on the global path).
-  if constexpr (CHECKED && FILTER == kFilterConstant && INPUT == kGlobalToRegister) {
+  // The shfl path needs every lane of the warp at each __shfl_sync; the other filter paths can
+  // let threads with nothing to do leave (no barrier follows on the global path).
+  if constexpr (CHECKED && FILTER != kFilterShfl && INPUT == kGlobalToRegister) {
     if (x0 >= width || y0 >= height) return;
   }
 
-  // Shfl path, rows unrolled: lane l holds taps l, l+32, l+64, ... (one coalesced load each).
+  // Shfl path, rows unrolled: the taps spread over the warp's lanes (step 3).
   float mreg[FILTER == kFilterShfl && LOOP == kRowsUnrolled ? G::SHFL_REGS : 1];
   mreg[0] = 0.f;
-  if constexpr (FILTER == kFilterShfl && LOOP == kRowsUnrolled) {
-#pragma unroll
-    for (int j = 0; j < G::SHFL_REGS; ++j) {
-      const int c = j * 32 + lane;
-      mreg[j] = c < K * K ? M[c] : 0.f;
-    }
-  }
+  if constexpr (FILTER == kFilterShfl && LOOP == kRowsUnrolled) load_shfl_taps<K>(mreg, M, lane);
 
-  // Shared path: the block's (BY·OY+K-1) × (BX·OX+K-1) input tile, loaded cooperatively.
-  if constexpr (INPUT == kSharedToRegister) {
-    constexpr int TOTAL = G::TILE_ROWS * G::TILE_CHUNKS;
-    constexpr int THREADS = BX * BY;
-    const int tid = threadIdx.y * BX + threadIdx.x;
-    const int gx0 = blockIdx.x * BX * OX - G::LEFT_CHUNKS * VW;
-    const int gy0 = blockIdx.y * BY * OY - G::R;
-#pragma unroll
-    for (int it = 0; it < (TOTAL + THREADS - 1) / THREADS; ++it) {
-      const int idx = tid + it * THREADS;
-      if (idx < TOTAL) {
-        const int tr = idx / G::TILE_CHUNKS;
-        const int tc = idx - tr * G::TILE_CHUNKS;
-        const int gy = gy0 + tr;
-        const int gx = gx0 + tc * VW;
-        const bool ok = !CHECKED || (gy >= 0 && gy < height && gx >= 0 && gx + VW <= width);
-        float v[VW];
-        load_chunk<VW>(v, N + (static_cast<long long>(gy) * width + gx), ok);
-        store_chunk<VW>(&tile[tr * G::TILE_PITCH + tc * VW], v);
-      }
-    }
-    __syncthreads();
-  }
+  // Shared path: the block's tile, loaded cooperatively (step 5).
+  if constexpr (INPUT == kSharedToRegister) load_shared_tile<G, BX, BY, OX, OY, CHECKED>(tile, N, height, width);
 
   // Global path: chunk j of window row i starts at column col0 + j·VW of image row y0-R+i;
   // bit j of colmask says whether that chunk lies inside the image (the same for every row).
@@ -182,7 +331,8 @@ __device__ __forceinline__ void tile_body(const float* __restrict__ N, const flo
     }
   }
 
-  // Window row i into registers: row[WINDOW_OFFSET + c] = N[y0-R+i][x0-R+c], zeros outside.
+  // The row loader. Window row i into registers: row[WINDOW_OFFSET + c] = N[y0-R+i][x0-R+c],
+  // zeros outside.
   auto load_row = [&](float (&row)[RF], int i) {
     if constexpr (INPUT == kGlobalToRegister) {
       const int gy = y0 - G::R + i;
@@ -223,72 +373,40 @@ __device__ __forceinline__ void tile_body(const float* __restrict__ N, const flo
   if constexpr (LOOP == kRowsUnrolled) {
     // Input row i feeds output row oy through mask row p = i - oy; with every loop unrolled,
     // p, q and every register index are constants.
+    const int kk = RT_INNER ? k_rt : K;  // the mask's row length (run time for RT_INNER)
+    auto tap = [&](int p, int q, int /*oy*/) -> float {
+      if constexpr (FILTER == kFilterConstant) return constant_tap(p * kk + q);
+      else if constexpr (FILTER == kFilterShfl) return shfl_tap(mreg, p * kk + q);
+      else return loaded_tap(M, p * kk + q);
+    };
 #pragma unroll
     for (int i = 0; i < G::WINDOW_ROWS; ++i) {
       float row[RF];
       load_row(row, i);
-#pragma unroll
-      for (int oy = 0; oy < OY; ++oy) {
-        const int p = i - oy;
-        if (p < 0 || p >= K) continue;  // decided at compile time
-        if constexpr (!RT_INNER) {
-#pragma unroll
-          for (int q = 0; q < K; ++q) {
-            const float m = tap<FILTER>(p * K + q, mreg);
-#pragma unroll
-            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
-          }
-        } else {
-#pragma unroll 1
-          for (int q = 0; q < k_rt; ++q) {
-            const float m = tap<FILTER>(p * k_rt + q, mreg);
-#pragma unroll
-            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
-          }
-        }
-      }
+      if constexpr (!RT_INNER) accumulate_row<K, OX, OY, OFF>(acc, row, i, tap);
+      else accumulate_row_runtime<K, OX, OY, OFF>(acc, row, i, k_rt, tap);
     }
   } else {
     // Rolled rows: two register buffers, the next row loading while this one is used. The mask
-    // row p = i - oy is now a run-time (warp-uniform) value: constant path, c_mask[p·K+q] with
-    // a uniform base; shfl path, the talk's scheme: lane q < K holds M[p][q] for each oy, loaded
-    // one row ahead, and __shfl_sync(·, q) broadcasts tap q.
+    // row p = i - oy is now a run-time (warp-uniform) value: constant and loaded paths index M
+    // with a uniform base; the shfl path takes the talk's scheme (load_shfl_mask_rows).
+    const int kk = RT_INNER ? k_rt : K;
     auto load_mask_rows = [&](float (&mr)[OY], int i) {
+      if constexpr (FILTER == kFilterShfl) {
+        load_shfl_mask_rows<K>(mr, M, i, lane);
+      } else {
 #pragma unroll
-      for (int oy = 0; oy < OY; ++oy) {
-        if constexpr (FILTER == kFilterShfl) {
-          const int p = i - oy;
-          mr[oy] = lane < K && p >= 0 && p < K ? M[p * K + lane] : 0.f;
-        } else {
-          mr[oy] = 0.f;
-        }
+        for (int oy = 0; oy < OY; ++oy) mr[oy] = 0.f;
       }
     };
     auto use_row = [&](const float (&row)[RF], const float (&mr)[OY], int i) {
-#pragma unroll
-      for (int oy = 0; oy < OY; ++oy) {
-        const int p = i - oy;
-        if (p < 0 || p >= K) continue;  // warp-uniform branch
-        if constexpr (!RT_INNER) {
-#pragma unroll
-          for (int q = 0; q < K; ++q) {
-            float m;
-            if constexpr (FILTER == kFilterConstant) m = c_mask[p * K + q];
-            else m = __shfl_sync(0xffffffffu, mr[oy], q);
-#pragma unroll
-            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
-          }
-        } else {
-#pragma unroll 1
-          for (int q = 0; q < k_rt; ++q) {
-            float m;
-            if constexpr (FILTER == kFilterConstant) m = c_mask[p * k_rt + q];
-            else m = __shfl_sync(0xffffffffu, mr[oy], q);
-#pragma unroll
-            for (int ox = 0; ox < OX; ++ox) acc[oy][ox] = fmaf(row[G::WINDOW_OFFSET + ox + q], m, acc[oy][ox]);
-          }
-        }
-      }
+      auto tap = [&](int p, int q, int oy) -> float {
+        if constexpr (FILTER == kFilterConstant) return constant_tap(p * kk + q);
+        else if constexpr (FILTER == kFilterShfl) return shfl_row_tap(mr, oy, q);
+        else return loaded_tap(M, p * kk + q);
+      };
+      if constexpr (!RT_INNER) accumulate_row<K, OX, OY, OFF>(acc, row, i, tap);
+      else accumulate_row_runtime<K, OX, OY, OFF>(acc, row, i, k_rt, tap);
     };
     float row_a[RF];
     float row_b[RF];
@@ -314,24 +432,13 @@ __device__ __forceinline__ void tile_body(const float* __restrict__ N, const flo
     }
   }
 
-  // Store the patch: VW-wide stores, columns and rows past the image edge are dropped.
-#pragma unroll
-  for (int oy = 0; oy < OY; ++oy) {
-    const int gy = y0 + oy;
-    if (CHECKED && gy >= height) break;
-    float* dst = P + static_cast<long long>(gy) * width;
-#pragma unroll
-    for (int j = 0; j < OX / VW; ++j) {
-      const int gx = x0 + j * VW;
-      if (!CHECKED || gx + VW <= width) store_chunk<VW>(dst + gx, &acc[oy][j * VW]);
-    }
-  }
+  store_patch<OX, OY, VW, CHECKED>(P, acc, x0, y0, height, width);
 }
 
 /// The kernel family.
 ///   K        mask width (1..17)            OX, OY   outputs per thread in x and y
 ///   BX, BY   threads per block in x and y  INPUT    kGlobalToRegister or kSharedToRegister
-///   FILTER   kFilterConstant or kFilterShfl
+///   FILTER   kFilterConstant, kFilterShfl or kFilterLoaded
 ///   LOOP     kRowsUnrolled: the walk over the window's rows is unrolled too (every index a
 ///            constant; the compiler may hoist all loads; code grows with OY·OX·K²);
 ///            kRowsRolled: a run-time loop over rows, the next row prefetched into a second
@@ -350,7 +457,7 @@ register_tiled(const float* __restrict__ N, const float* __restrict__ M, float* 
   static_assert(OX >= 1 && OX <= 32 && OY >= 1 && OY <= 32, "outputs per thread out of range");
   static_assert((BX * BY) % 32 == 0 && BX * BY <= 1024, "blocks are whole warps, at most 1024 threads");
   static_assert(INPUT == kGlobalToRegister || INPUT == kSharedToRegister, "unknown input path");
-  static_assert(FILTER == kFilterConstant || FILTER == kFilterShfl, "unknown filter path");
+  static_assert(FILTER == kFilterConstant || FILTER == kFilterShfl || FILTER == kFilterLoaded, "unknown filter path");
   static_assert(LOOP == kRowsUnrolled || LOOP == kRowsRolled, "unknown row loop");
   static_assert(INPUT == kGlobalToRegister || G::TILE_ROWS * G::TILE_PITCH * 4 <= 48 * 1024,
                 "shared tile above the 48 KB of static shared memory");

@@ -10,6 +10,7 @@
 #include "grader_test_support.hpp"
 #include "engine/judge.hpp"
 #include "engine/reasons.hpp"
+#include "reports/grade_report.hpp"
 #include "system/subprocess.hpp"
 
 using namespace convlab;
@@ -282,4 +283,93 @@ TEST_CASE("grader: a lab right on the small cases but wrong on the timed one ear
   CHECK(has(g.lab.reasons, reason::kOutOfTolerance));
   REQUIRE(g.lab.performance.variants.size() == 1);
   CHECK_THAT(g.lab.performance.variants[0].note, Catch::Contains("wrong on the performance case"));
+}
+
+namespace {
+
+// A lab with a required variant "core" and a stretch variant "tf32" (the rubric's "stretch"),
+// graded against a correct reference with both.
+Graded grade_with_stretch(const TempDir& tmp, const std::string& args, bool stretch_in_rubric = true) {
+  Rubric rubric = test_rubric();
+  if (stretch_in_rubric) rubric.labs["01"].stretch = {"tf32"};
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", "--fake-variants core,tf32 --fake-time-ms 1");
+  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", "--fake-variants core,tf32 --fake-time-ms 1 " + args);
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference, test_settings(), rubric);
+  Graded g;
+  g.rubric = rubric;
+  g.lab = grade_lab(lab01(), executable(lab), *env);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("grader: a stretch variant left as a stub costs nothing; one that passes earns a bonus line", "[grader][rubric]") {
+  TempDir tmp("grade-stretch");
+  SECTION("the stub is left out of the runs and the speed mean, and says so") {
+    const Graded g = grade_with_stretch(tmp, "--fake not-implemented --fake-variant tf32");
+    const LabResult& l = g.lab;
+    INFO(l.headline());
+    CHECK(l.correctness.runs == 3);  // core on k1, k3, k5; tf32's three stub runs are not counted
+    CHECK(l.correctness.passed == 3);
+    CHECK(l.correctness.failures.empty());
+    CHECK(l.reasons.empty());
+    REQUIRE(l.performance.variants.size() == 1);
+    CHECK(l.performance.variants[0].variant == "core");
+    CHECK(l.points() == Approx(l.max_points()));
+    CHECK(l.bonus.empty());
+    REQUIRE(l.notes.size() == 1);
+    CHECK_THAT(l.notes[0], Catch::Contains("stretch variant tf32 is not implemented"));
+    SubmissionResult s;
+    s.name = "labs/";
+    s.labs = {l};
+    CHECK_THAT(grade_text(s, RunInfo{}), Catch::Contains("note: stretch variant tf32 is not implemented"));
+  }
+  SECTION("without \"stretch\" in the rubric the same stub costs its runs") {
+    const Graded g = grade_with_stretch(tmp, "--fake not-implemented --fake-variant tf32", false);
+    CHECK(g.lab.correctness.runs == 6);
+    CHECK(g.lab.correctness.passed == 3);
+    CHECK(g.lab.correctness_points == Approx(g.lab.correctness_max / 2));
+    CHECK(g.lab.performance_points == 0);
+  }
+  SECTION("a stretch variant that passes earns a bonus line and no more points") {
+    const Graded g = grade_with_stretch(tmp, "");
+    const LabResult& l = g.lab;
+    CHECK(l.correctness.runs == 6);
+    CHECK(l.points() == Approx(l.max_points()));
+    CHECK(l.max_points() == Approx(g.rubric.points("01").correctness + g.rubric.points("01").performance));
+    CHECK(l.bonus == std::vector<std::string>{"bonus: stretch variant tf32 passes all 3 runs"});
+    SubmissionResult s;
+    s.name = "labs/";
+    s.labs = {l};
+    CHECK_THAT(grade_text(s, RunInfo{}), Catch::Contains("bonus: stretch variant tf32 passes all 3 runs"));
+    CHECK(grade_json(s, RunInfo{})["submission"]["labs"][0]["bonus"][0] == "bonus: stretch variant tf32 passes all 3 runs");
+  }
+  SECTION("a stretch variant attempted but wrong counts like any other") {
+    const Graded g = grade_with_stretch(tmp, "--fake wrong --fake-variant tf32");
+    const LabResult& l = g.lab;
+    CHECK(l.correctness.runs == 6);
+    CHECK(l.correctness.failed == 3);
+    CHECK(l.bonus.empty());
+    CHECK(has(l.reasons, reason::kOutOfTolerance));
+    CHECK(l.points() < l.max_points());
+  }
+}
+
+TEST_CASE("rubric: \"stretch\" is a list of variant names", "[grader][rubric]") {
+  nlohmann::json j = nlohmann::json::parse(R"({"format": "convlab-rubric", "version": 1,
+    "labs": {"06": {"correctness": 7, "performance": 3, "stretch": ["tf32_tensor_core"]}},
+    "correctness": {}, "performance": {"full_at_ratio": 1.25, "zero_at_ratio": 4,
+      "conv2d_case": {"height": 8, "width": 8, "mask_width": 3, "seed": 1},
+      "conv_layer_case": {"batch": 1, "channels": 1, "filters": 1, "height": 8, "width": 8, "mask_width": 3, "seed": 2}}})");
+  const Rubric r = parse_rubric(j, "test.json");
+  CHECK(r.points("06").is_stretch("tf32_tensor_core"));
+  CHECK_FALSE(r.points("06").is_stretch("register_tiled"));
+  j["labs"]["06"]["stretch"] = "tf32_tensor_core";
+  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06.stretch: expected an array"));
+  j["labs"]["06"]["stretch"] = {1};
+  CHECK_THROWS_WITH(parse_rubric(j, "test.json"), Catch::Contains("labs.06.stretch: expected variant names"));
+  // The default rubric: lab 06's TF32 step is a stretch step, nothing else is.
+  const Rubric d = load_rubric(default_rubric_path());
+  CHECK(d.points("06").stretch == std::vector<std::string>{"tf32_tensor_core"});
+  CHECK(d.points("07").stretch.empty());
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/autotune/tuning_file.hpp"
@@ -136,6 +137,16 @@ TEST_CASE("lab07: a tuning file survives a write and a read", "[lab07][tuning]")
   CHECK(back.compute_capability == "9.0");
   CHECK(back.best == t.best);
   CHECK(back.roles == t.roles);
+  CHECK_FALSE(back.kernel);  // a file that does not say which kernel it tuned
+  // The kernel it tuned survives too.
+  TuningTable k = t;
+  k.kernel = KernelSourceId{"labs", "labs/07-register-tiling/register_tiling_kernel.cuh", "0123456789abcdef"};
+  write_tuning_file(dir / "k.json", k);
+  const TuningTable kb = read_tuning_file(dir / "k.json");
+  REQUIRE(kb.kernel);
+  CHECK(kb.kernel->origin == "labs");
+  CHECK(kb.kernel->path == "labs/07-register-tiling/register_tiling_kernel.cuh");
+  CHECK(kb.kernel->hash == "0123456789abcdef");
 }
 
 TEST_CASE("lab07: every malformed tuning file is refused with the reason", "[lab07][tuning]") {
@@ -175,6 +186,13 @@ TEST_CASE("lab07: every malformed tuning file is refused with the reason", "[lab
   j = good_file();
   j["roles"][0]["filter"] = "constant";
   CHECK_THAT(parse_error(j), Catch::Contains("does not take the shfl path"));
+  j = good_file();
+  j["kernel"] = {{"origin", "labs"}, {"path", "k.cuh"}};
+  CHECK_THAT(parse_error(j), Catch::Contains("kernel: missing the string \"hash\""));
+  j["kernel"]["hash"] = "xyz";
+  CHECK_THAT(parse_error(j), Catch::Contains("kernel: hash \"xyz\" is not 16 hex digits"));
+  j["kernel"] = "labs";
+  CHECK_THAT(parse_error(j), Catch::Contains("kernel: not an object"));
 
   const fs::path dir = fresh_dir("malformed");
   std::ofstream(dir / "bad.json") << "{ not json";
@@ -187,6 +205,30 @@ TEST_CASE("lab07: device slugs and the default tuning path", "[lab07][tuning]") 
   CHECK(device_slug("  NVIDIA  H200 ") == "nvidia-h200");
   CHECK(device_slug("") == "unknown-gpu");
   CHECK(default_tuning_path("/x/build/bin", "NVIDIA H200") == fs::path("/x/build/tuning/lab07-nvidia-h200.json"));
+  // The student's kernel and the reference each have their own file and report folder.
+  CHECK(default_tuning_path("/x/build/bin", "NVIDIA H200", "labs") == fs::path("/x/build/tuning/lab07-nvidia-h200.json"));
+  CHECK(default_tuning_path("/x/build/bin", "NVIDIA H200", "solutions") ==
+        fs::path("/x/build/tuning/solution07-nvidia-h200.json"));
+  CHECK(default_report_dir("/x/build/bin", "NVIDIA H200", "solutions") == fs::path("/x/build/tuning/solution07-nvidia-h200"));
+  CHECK(default_report_dir("/x/build/bin", "NVIDIA H200") == fs::path("/x/build/tuning/lab07-nvidia-h200"));
+}
+
+TEST_CASE("lab07: step 2's path and the instantiations the lab's variants use", "[lab07]") {
+  const TileConfig shared{9, 12, 2, 32, 8, InputPath::shared, FilterPath::constant, RowLoop::unrolled};
+  const TileConfig loaded = force_path(shared, "loaded");
+  CHECK(loaded.filter == FilterPath::loaded);
+  CHECK(loaded.input == InputPath::global);  // step 2 is global→register
+  CHECK(std::string(filter_name(FilterPath::loaded)) == "loaded");
+  // Every variant's configuration is among the instantiations the tuner warms (vector and scalar).
+  const TileConfig best = *default_config(5);
+  std::set<std::string> names;
+  for (const KernelVariant& v : lab_instantiations(best, {})) names.insert(kernel_name(v));
+  for (const char* role : {"loaded", "shfl", "constant", "shared"}) {
+    INFO(role);
+    CHECK(names.count(kernel_name({force_path(best, role), true, false})));
+    CHECK(names.count(kernel_name({force_path(best, role), false, false})));
+  }
+  CHECK(names.count(kernel_name({best, true, false})));
 }
 
 TEST_CASE("lab07: ptxas's resource report is read per function", "[lab07]") {

@@ -171,8 +171,39 @@ TEST_CASE("gpu: grader grade --solutions gives every point", "[gpu][grader]") {
       CHECK(v.at("ratio").is_number());
     }
     CHECK(lab.at("points").get<double>() == Approx(lab.at("max_points").get<double>()));
+    // Lab 06's stretch step is done in the solution: a bonus line, no extra points.
+    if (lab.at("lab") == "lab06") {
+      CHECK(lab.at("bonus") == json::array({"bonus: stretch variant tf32_tensor_core passes all " +
+                                            std::to_string(lab.at("correctness").at("runs").get<int>() / 7) + " runs"}));
+    }
   }
   CHECK(s.at("score").get<double>() == Approx(s.at("max_score").get<double>()));
+}
+
+TEST_CASE("gpu: lab 06 with steps 1-3 done and the stretch step left as the stub gets every point",
+          "[gpu][grader][lab06][stretch]") {
+  // The solution's files, with tf32_gemm.cu as shipped in labs/ (the stretch stub).
+  const fs::path dir = fs::temp_directory_path() / "convlab-gpu-lab06-stretch-stub";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "06-im2col");
+  for (const auto& e : fs::directory_iterator(kSource / "solutions" / "06-im2col")) {
+    fs::copy_file(e.path(), dir / "06-im2col" / e.path().filename());
+  }
+  fs::copy_file(kSource / "labs" / "06-im2col" / "tf32_gemm.cu", dir / "06-im2col" / "tf32_gemm.cu",
+                fs::copy_options::overwrite_existing);
+  const GraderRun r = run_grader({"grade", "--submission", dir.string(), "--labs", "06", "--timeout", "60",
+                                  "--build-dir", (dir.parent_path() / "convlab-gpu-lab06-stretch-build").string()},
+                                 "lab06-stretch-stub");
+  INFO(tail(r.process.output));
+  REQUIRE(r.process.exit_code == kGraded);
+  const json& lab = lab_of(r.report.at("submission"), "06");
+  INFO(lab.at("headline").get<std::string>());
+  CHECK(lab.at("points").get<double>() == Approx(10));
+  CHECK(lab.at("max_points").get<double>() == Approx(10));
+  CHECK(lab.at("correctness").at("failures").empty());
+  CHECK(lab.at("bonus").empty());
+  CHECK_THAT(lab.at("notes").dump(), Catch::Contains("stretch variant tf32_tensor_core is not implemented"));
+  for (const json& v : lab.at("performance").at("variants")) CHECK(v.at("variant") != "tf32_tensor_core");
 }
 
 TEST_CASE("gpu: the stubs get no points, each saying 'not implemented'", "[gpu][grader]") {

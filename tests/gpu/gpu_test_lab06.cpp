@@ -38,7 +38,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using convlab::testing::kDatasets;
-constexpr int kVariants = 4;  // unroll_gemm, fused_gemm, register_tiled, tf32_tensor_core
+// unroll_gemm, fused_gemm, register_tiles, transposed_float4, async_copies, register_tiled,
+// tf32_tensor_core
+constexpr int kVariants = 7;
 
 // Every case of lab 06 takes every variant: no SKIP is expected.
 void expect_solution06_passes(const fs::path& cases, int expected_passes) {

@@ -1,12 +1,13 @@
 // Lab 07 (register tiling) on the GPU, end to end as the grader runs it (each runner in a child
 // process):
-//   - solution07 passes every public conv2d case it supports (even K included), all four
-//     variants, and a fresh random set with every supported K, random sizes and the edge sizes
+//   - solution07 passes every public conv2d case it supports (even K included), all six
+//     variants (one per step), and a fresh random set with every supported K, random sizes and the edge sizes
 //     (1×1, smaller than the mask, widths that allow 16-, 8- and 4-byte accesses);
-//   - it follows a tuning file, compiling with NVRTC the configurations it was not built with,
-//     and falls back to its defaults when the file is for another GPU or malformed;
-//   - the stub fails every variant with "not implemented";
-//   - `grader tune --quick` runs end to end and `grader tune --bench` reads what it wrote.
+//   - it follows a tuning file made for its own kernel, compiling with NVRTC the configurations it
+//     was not built with, and falls back to its defaults when the file is for another GPU, for
+//     another kernel source, or malformed;
+//   - `grader tune --solutions --quick` runs end to end and `grader tune --bench` reads what it wrote.
+// The skeleton (labs/) step by step: tests/gpu/gpu_test_lab07_steps.cpp.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include <random>
 #include <set>
 
+#include "convlab/autotune/kernel_source.hpp"
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/device_info.hpp"
@@ -36,8 +38,11 @@ namespace {
 
 using convlab::testing::kBin;
 using convlab::testing::kDatasets;
+const fs::path kSolutionKernel =
+    fs::path(CONVLAB_SOURCE_DIR) / "solutions" / "07-register-tiling" / "register_tiling_kernel.cuh";
 const std::vector<int> kMasks = kRegisterTilingMaskWidths.widths();
-const std::vector<std::string> kVariantNames{"register_tiled", "shfl_filter", "constant_filter", "shared_input"};
+const std::vector<std::string> kVariantNames{"one_output",      "outputs_xy",   "shfl_filter",
+                                             "constant_filter", "shared_input", "register_tiled"};
 
 bool supported(int k) { return std::find(kMasks.begin(), kMasks.end(), k) != kMasks.end(); }
 
@@ -91,7 +96,7 @@ std::string device_name() {
 
 }  // namespace
 
-TEST_CASE("gpu: solution07 passes every public conv2d case it supports, all four variants", "[gpu][lab07]") {
+TEST_CASE("gpu: solution07 passes every public conv2d case it supports, every variant", "[gpu][lab07]") {
   const LabRun r = run_lab("solution07", kDatasets / "conv2d", {"--repeats", "3"});
   int supported_cases = 0;
   for (const fs::path& dir : find_cases(kDatasets / "conv2d")) supported_cases += supported(read_case_info(dir).conv2d.mask_width);
@@ -130,10 +135,12 @@ TEST_CASE("gpu: solution07 follows a tuning file and compiles what it was not bu
   }
   const fs::path cases = write_specs(dir / "cases", specs);
   // None of these is compiled in: every launch goes through NVRTC.
+  const std::string hash = lab07::read_kernel_source(kSolutionKernel, "solutions").hash;
   const nlohmann::json file = {
       {"format", "convlab-lab07-tuning"},
       {"version", 1},
       {"device", device_name()},
+      {"kernel", {{"origin", "solutions"}, {"path", kSolutionKernel.string()}, {"hash", hash}}},
       {"best",
        {{{"mask_width", 2}, {"outputs_x", 2}, {"outputs_y", 3}, {"block_x", 64}, {"block_y", 2}, {"input", "shared"}, {"filter", "shfl"}, {"rows", "rolled"}},
         {{"mask_width", 6}, {"outputs_x", 3}, {"outputs_y", 5}, {"block_x", 32}, {"block_y", 1}, {"input", "global"}, {"filter", "constant"}},
@@ -163,6 +170,18 @@ TEST_CASE("gpu: solution07 follows a tuning file and compiles what it was not bu
     expect_all_pass(r, static_cast<int>(specs.size()));
   }
   {
+    // Tuned on another kernel (the student's, say): never used by the solution.
+    nlohmann::json other = file;
+    other["kernel"]["hash"] = "0123456789abcdef";
+    other["kernel"]["origin"] = "labs";
+    std::ofstream(dir / "other-kernel.json") << other.dump(2);
+    const ScopedEnv tuning("CONVLAB_LAB07_TUNING", (dir / "other-kernel.json").string());
+    const LabRun r = run_lab("solution07", cases, {"--no-time", "--variant", "register_tiled"});
+    CHECK_THAT(r.process.output, Catch::Contains("was tuned on another kernel"));
+    CHECK_THAT(r.process.output, Catch::Contains("compiled-in defaults"));
+    expect_all_pass(r, static_cast<int>(specs.size()));
+  }
+  {
     std::ofstream(dir / "bad.json") << "{\"format\": \"convlab-lab07-tuning\", \"version\": 1}";
     const ScopedEnv tuning("CONVLAB_LAB07_TUNING", (dir / "bad.json").string());
     const LabRun r = run_lab("solution07", cases, {"--no-time", "--variant", "register_tiled"});
@@ -171,27 +190,14 @@ TEST_CASE("gpu: solution07 follows a tuning file and compiles what it was not bu
   }
 }
 
-TEST_CASE("gpu: the lab07 stub fails every variant, saying 'not implemented'", "[gpu][lab07][stubs]") {
-  const LabRun r = run_lab("lab07", kDatasets / "conv2d", {"--no-time"});
-  CHECK(r.process.exit_code == 1);
-  std::set<std::string> failed_variants;
-  for (const auto& res : r.report.at("results")) {
-    if (res.at("status") == "SKIP") continue;
-    INFO(res.dump());
-    CHECK(res.at("status") == "FAIL");
-    CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("not implemented"));
-    failed_variants.insert(res.at("variant").get<std::string>());
-  }
-  CHECK(failed_variants == std::set<std::string>(kVariantNames.begin(), kVariantNames.end()));
-}
-
-TEST_CASE("gpu: grader tune --quick runs end to end, and --bench reads its tuning file", "[gpu][lab07][tune]") {
+TEST_CASE("gpu: grader tune --solutions --quick runs end to end, and --bench reads its tuning file",
+          "[gpu][lab07][tune]") {
   const fs::path dir = fs::temp_directory_path() / "convlab-gpu-lab07-tune";
   fs::remove_all(dir);
   const std::string grader = (kBin / "grader").string();
   const ScopedEnv cache("CONVLAB_LAB07_CACHE", (dir / "cache").string());
   const grader::ProcessResult tune = grader::run_process(
-      {grader, "tune", "--quick", "--masks", "3,6", "--size", "1024", "--out", (dir / "report").string(), "--tuning",
+      {grader, "tune", "--solutions", "--quick", "--masks", "3,6", "--size", "1024", "--out", (dir / "report").string(), "--tuning",
        (dir / "tuning.json").string(), "--no-plot"},
       900s);
   INFO(tune.output);
@@ -204,10 +210,12 @@ TEST_CASE("gpu: grader tune --quick runs end to end, and --bench reads its tunin
   const nlohmann::json t = nlohmann::json::parse(in);
   CHECK(t.at("device") == device_name());
   CHECK(t.at("best").size() == 2);
+  CHECK(t.at("kernel").at("origin") == "solutions");
+  CHECK(t.at("kernel").at("hash") == lab07::read_kernel_source(kSolutionKernel, "solutions").hash);
   CHECK_THAT(tune.output, Catch::Contains("Run-time versus compile-time"));
 
   const grader::ProcessResult bench = grader::run_process(
-      {grader, "tune", "--bench", "--masks", "3,6", "--size", "1024", "--tuning", (dir / "tuning.json").string(), "--out",
+      {grader, "tune", "--solutions", "--bench", "--masks", "3,6", "--size", "1024", "--tuning", (dir / "tuning.json").string(), "--out",
        (dir / "report").string()},
       600s);
   INFO(bench.output);

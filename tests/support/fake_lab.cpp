@@ -24,9 +24,10 @@
 //
 //   fake_lab CASES... [runner flags] --fake MODE [--fake-case NAME] [--fake-time-ms T]
 //            [--fake-variants a,b] [--fake-problem conv2d|conv_layer] [--fake-masks 1,3,5]
-//            [--fake-target T]
+//            [--fake-target T] [--fake-variant NAME]
 //
-// MODE applies to every case, or only to the case named by --fake-case (the others are right).
+// MODE applies to every case, or only to the case named by --fake-case (the others are right),
+// and to every variant, or only to the one named by --fake-variant.
 // A copy of this executable may carry these arguments itself (tests/support/fake_lab_args.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -67,7 +68,7 @@ namespace {
 
 struct Options {
   std::vector<std::string> paths, variants_selected;
-  std::string json_path, output_dir, mode = "correct", only_case, variants = "v1", problem = "conv2d",
+  std::string json_path, output_dir, mode = "correct", only_case, only_variant, variants = "v1", problem = "conv2d",
                                      masks = "1,3,5,7,9,11,13,15,17", target;
   bool no_check = false, no_time = false, quiet = false, list = false;
   int timeout_s = 60, warmup = 0, repeats = 0;
@@ -261,6 +262,7 @@ int main(int argc_in, char** argv_in) {
   app.add_option("--repeats", o.repeats);
   app.add_option("--fake", o.mode);
   app.add_option("--fake-case", o.only_case);
+  app.add_option("--fake-variant", o.only_variant);
   app.add_option("--fake-time-ms", o.time_ms);
   app.add_option("--fake-variants", o.variants);
   app.add_option("--fake-problem", o.problem);
@@ -298,7 +300,7 @@ int main(int argc_in, char** argv_in) {
     const CaseInfo info = read_case_info(dir);
     if (problem_name(info.problem) != o.problem) continue;
     const bool misbehave = o.only_case.empty() || o.only_case == info.name;
-    const std::string mode = misbehave ? o.mode : "correct";
+    const std::string case_mode = misbehave ? o.mode : "correct";
     Tensor<double> expected;
     std::vector<std::size_t> shape;
     int k = 0;
@@ -320,6 +322,7 @@ int main(int argc_in, char** argv_in) {
           std::find(o.variants_selected.begin(), o.variants_selected.end(), v) == o.variants_selected.end()) {
         continue;
       }
+      const std::string mode = o.only_variant.empty() || o.only_variant == v ? case_mode : "correct";
       json r = {{"case", info.id()}, {"variant", v}, {"shape", ""}, {"status", "RAN"},
                 {"message", "not checked (no expected output)"}, {"reasons", json::array()}};
       if (info.problem == Problem::conv2d && std::find(masks.begin(), masks.end(), k) == masks.end()) {

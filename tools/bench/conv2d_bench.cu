@@ -66,8 +66,8 @@ std::vector<LabMethod> lab_methods() {
       {3, {c::lab03::conv2d_tiled_output}},
       {4, {c::lab04::conv2d_tiled_input}},
       {5, {c::lab05::conv2d_tiled_cached_halo}},
-      {7, {c::lab07::conv2d_register_tiled, c::lab07::conv2d_shfl_filter, c::lab07::conv2d_constant_filter,
-           c::lab07::conv2d_shared_input}},
+      {7, {c::lab07::conv2d_one_output, c::lab07::conv2d_outputs_xy, c::lab07::conv2d_shfl_filter,
+           c::lab07::conv2d_constant_filter, c::lab07::conv2d_shared_input, c::lab07::conv2d_register_tiled}},
   };
   std::vector<LabMethod> out;
   for (const auto& [number, fns] : functions) {

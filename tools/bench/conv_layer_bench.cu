@@ -271,6 +271,10 @@ class LayerBench {
 
     out.push_back(measure("step 1 unroll + tiled GEMM", "TILE_WIDTH 16", [&] { lab::conv_layer_unroll_gemm(args(y)); }));
     out.push_back(measure("step 2 fused unroll + GEMM", "TILE_WIDTH 16", [&] { lab::conv_layer_fused_gemm(args(y)); }));
+    // Step 3's graded sub-steps (labs/06-im2col/README.md), each with the lab's given launch.
+    out.push_back(measure("step 3a register tiles", "128x128x8, plain copies", [&] { lab::conv_layer_register_tiles(args(y)); }));
+    out.push_back(measure("step 3b transposed As, float4", "128x128x8", [&] { lab::conv_layer_transposed_float4(args(y)); }));
+    out.push_back(measure("step 3c async copies", "128x128x8, 4 stages", [&] { lab::conv_layer_async_copies(args(y)); }));
     const lab::RegisterTilePlan plan = lab::register_tiled_plan(s_);
     out.push_back(measure("step 3 register-tiled", plan_text(plan), [&] { lab::conv_layer_register_tiled_gemm(args(y)); }));
     if (opt_.all_plans) {

@@ -38,6 +38,8 @@ enum class InputPath : int {
 enum class FilterPath : int {
   constant = 0,  ///< __constant__ memory: constant-bank FFMA operands (a D2D copy per launch)
   shfl = 1,      ///< each lane holds ⌈K²/32⌉ taps; __shfl_sync broadcasts one per use
+  loaded = 2,    ///< each tap loaded from global memory into a register, used OX times (step 2;
+                 ///< the autotuner's sweep does not try it)
 };
 
 /// How the kernel walks the rows of a thread's window.
@@ -48,8 +50,10 @@ enum class RowLoop : int {
 
 /// "global" or "shared", as in tables and file names.
 inline const char* input_name(InputPath p) { return p == InputPath::global ? "global" : "shared"; }
-/// "constant" or "shfl".
-inline const char* filter_name(FilterPath f) { return f == FilterPath::constant ? "constant" : "shfl"; }
+/// "constant", "shfl" or "loaded".
+inline const char* filter_name(FilterPath f) {
+  return f == FilterPath::constant ? "constant" : (f == FilterPath::shfl ? "shfl" : "loaded");
+}
 /// "unrolled" or "rolled".
 inline const char* rows_name(RowLoop r) { return r == RowLoop::unrolled ? "unrolled" : "rolled"; }
 
@@ -178,13 +182,18 @@ inline const TileConfig* default_config(int k) {
   return nullptr;
 }
 
-/// `c` moved onto the path a role names ("shfl", "constant": the filter path; "global",
+/// `c` moved onto the path a role names ("shfl", "constant": the filter path; "loaded": step 2's
+/// loaded filter on the global input path; "global",
 /// "shared": the input path), for the lab's comparison variants when the tuning file has no
 /// configuration of that role. A shared tile that outgrows static shared memory is shrunk (the
 /// block first, then the outputs per thread) until it fits.
 inline TileConfig force_path(TileConfig c, const std::string& role) {
   if (role == "shfl") c.filter = FilterPath::shfl;
   else if (role == "constant") c.filter = FilterPath::constant;
+  else if (role == "loaded") {  // step 2's kernel: global→register, each tap loaded
+    c.filter = FilterPath::loaded;
+    c.input = InputPath::global;
+  }
   else if (role == "global") c.input = InputPath::global;
   else if (role == "shared") c.input = InputPath::shared;
   while (!c.check().empty() && c.input == InputPath::shared) {

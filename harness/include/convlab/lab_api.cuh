@@ -69,19 +69,24 @@ namespace lab05 {
 void conv2d_tiled_cached_halo(const Conv2dArgs& a);  ///< strategy 3
 }  // namespace lab05
 
-// --- Lab 06: conv layers through im2col, three steps.
+// --- Lab 06: conv layers through im2col, three steps (step 3 in four graded sub-steps).
 namespace lab06 {
 void conv_layer_unroll_gemm(const ConvLayerArgs& a);         ///< step 1: explicit unroll + tiled GEMM
 void conv_layer_fused_gemm(const ConvLayerArgs& a);          ///< step 2: unrolling fused into the tile load
-void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3: joint register/shared tiling
+void conv_layer_register_tiles(const ConvLayerArgs& a);      ///< step 3a: 128×128×8 blocks, 8×8 register tiles
+void conv_layer_transposed_float4(const ConvLayerArgs& a);   ///< step 3b: + transposed As, float4 fragment loads
+void conv_layer_async_copies(const ConvLayerArgs& a);        ///< step 3c: + cp.async, slices in flight
+void conv_layer_register_tiled_gemm(const ConvLayerArgs& a); ///< step 3d: + tile choice and split-K per layer
 }  // namespace lab06
 
 // --- Lab 07: register tiling, several outputs per thread, compile-time filter sizes.
 namespace lab07 {
-void conv2d_register_tiled(const Conv2dArgs& a);   ///< the autotuned register-tiled kernel
-void conv2d_shfl_filter(const Conv2dArgs& a);      ///< the mask broadcast with __shfl_sync
-void conv2d_constant_filter(const Conv2dArgs& a);  ///< the mask in __constant__ memory
-void conv2d_shared_input(const Conv2dArgs& a);     ///< shared→register instead of global→register
+void conv2d_one_output(const Conv2dArgs& a);       ///< step 1: one output per thread, compile-time K
+void conv2d_outputs_xy(const Conv2dArgs& a);       ///< step 2: x×y outputs per thread, taps in registers
+void conv2d_shfl_filter(const Conv2dArgs& a);      ///< step 3: the mask broadcast with __shfl_sync
+void conv2d_constant_filter(const Conv2dArgs& a);  ///< step 4: the mask in __constant__ memory
+void conv2d_shared_input(const Conv2dArgs& a);     ///< step 5: shared→register instead of global→register
+void conv2d_register_tiled(const Conv2dArgs& a);   ///< step 6: the autotuned choice per mask width
 }  // namespace lab07
 
 }  // namespace convlab

@@ -45,7 +45,7 @@ struct LabEntry {
   Problem problem;            ///< conv2d or conv_layer
   MaskWidths mask_widths;     ///< the K its variants take (conv2d); every K for conv_layer
   LabConfig config;           ///< its launch configuration
-  std::array<VariantEntry, 4> variants;  ///< its variants; unused slots have no name
+  std::array<VariantEntry, 8> variants;  ///< its variants; unused slots have no name
   int variant_count;          ///< how many of `variants` are used
 
   /// "05"
@@ -77,10 +77,18 @@ inline constexpr std::array<LabEntry, 7> kLabs = {{
     {5, "05-tiled-cached-halo", "tiling strategy 3: core in shared memory, halo through the caches",
      Problem::conv2d, kOddMaskWidths, LabConfig::tiled_cached_halo, {{{"cached_halo"}}}, 1},
     {6, "06-im2col", "convolution layers through im2col", Problem::conv_layer, kAllMaskWidths, LabConfig::im2col,
-     {{{"unroll_gemm"}, {"fused_gemm"}, {"register_tiled"}, {"tf32_tensor_core", Tolerance::tf32()}}}, 4},
+     {{{"unroll_gemm"},
+       {"fused_gemm"},
+       {"register_tiles"},
+       {"transposed_float4"},
+       {"async_copies"},
+       {"register_tiled"},
+       {"tf32_tensor_core", Tolerance::tf32()}}},
+     7},
     {7, "07-register-tiling", "register tiling", Problem::conv2d, kRegisterTilingMaskWidths,
      LabConfig::register_tiling,
-     {{{"register_tiled"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}}}, 4},
+     {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
+     6},
 }};
 
 /// The lab numbered `number`, or nullptr.

@@ -222,6 +222,11 @@ CorrectnessOutcome run_correctness(const LabInfo& lab, const fs::path& exe, cons
   }
 
   for (const RunRecord& r : plan.records) {
+    CorrectnessResult::VariantTally& tally = result.by_variant[r.variant];
+    ++tally.runs;
+    tally.passed += r.verdict == Verdict::pass;
+    tally.not_implemented += r.verdict != Verdict::pass && std::find(r.reasons.begin(), r.reasons.end(),
+                                                                    reason::kNotImplemented) != r.reasons.end();
     if (r.verdict == Verdict::pass) {
       ++result.passed;
     } else {

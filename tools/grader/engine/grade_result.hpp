@@ -32,6 +32,13 @@ struct CorrectnessResult {
   int restarts = 0;  ///< fresh processes after a crash
   bool hung = false;
   std::vector<RunRecord> failures;  ///< every run that did not pass, in run order
+  /// Runs of one variant: how many, how many passed, how many failed as "not implemented".
+  struct VariantTally {
+    int runs = 0;
+    int passed = 0;
+    int not_implemented = 0;
+  };
+  std::map<std::string, VariantTally> by_variant;  ///< by variant name
 };
 
 /// One variant on the performance case.
@@ -147,6 +154,9 @@ struct LabResult {
   std::string build_message;           ///< compiler errors, missing files
   std::vector<std::string> reasons;    ///< every reason tag that applies
   std::vector<std::string> notes;      ///< things a reader should know (stale binary, ...)
+  /// Stretch variants (rubric "stretch") that pass every run: "bonus: tf32_tensor_core passes
+  /// all 24 runs". They earn no points; they say what was done beyond the lab.
+  std::vector<std::string> bonus;
   CorrectnessResult correctness;
   PerformanceResult performance;
   std::vector<SanitizerResult> sanitizers;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "engine/correctness_pass.hpp"
 #include "engine/judge.hpp"
@@ -100,6 +101,37 @@ PredictionContext prediction_context(const LabInfo& lab, const fs::path& exe, Gr
     ctx.lab07_tuning_source = fmt::format("compiled-in defaults (tuning file ignored: {})", e.what());
   }
   return ctx;
+// The rubric's stretch variants: one still a stub (every run "not implemented") leaves the
+// lab's runs, so it costs nothing; one that passes every run earns a bonus line. Returns the
+// stubs, whose speed is not counted either.
+std::set<std::string> apply_stretch(const LabPoints& points, LabResult& result) {
+  std::set<std::string> stubs;
+  CorrectnessResult& c = result.correctness;
+  for (const std::string& name : points.stretch) {
+    const auto it = c.by_variant.find(name);
+    if (it == c.by_variant.end() || it->second.runs == 0) continue;
+    const CorrectnessResult::VariantTally& t = it->second;
+    if (t.passed == t.runs) {
+      result.bonus.push_back(fmt::format("bonus: stretch variant {} passes all {} runs", name, t.runs));
+    } else if (t.not_implemented == t.runs) {
+      stubs.insert(name);
+      c.runs -= t.runs;
+      c.failed -= t.runs;
+      c.failures.erase(std::remove_if(c.failures.begin(), c.failures.end(),
+                                      [&](const RunRecord& r) { return r.variant == name; }),
+                       c.failures.end());
+      result.notes.push_back(fmt::format("stretch variant {} is not implemented: its {} runs are not counted "
+                                         "(a stretch step costs nothing until you attempt it)", name, t.runs));
+    }
+  }
+  if (!stubs.empty()) {
+    // The lab's reasons came from every failure: recompute them without the stubs'.
+    result.reasons.clear();
+    for (const RunRecord& r : c.failures) {
+      for (const std::string& tag : r.reasons) add_reason(result.reasons, tag);
+    }
+  }
+  return stubs;
 }
 
 void score(const LabInfo& lab, GradingEnvironment& env, LabResult& result) {
@@ -164,6 +196,7 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     result.could_not_grade = true;
     result.could_not_grade_reason = correctness.could_not_grade;
   }
+  const std::set<std::string> stretch_stubs = apply_stretch(points, result);
 
   if (env.settings().sanitize) sanitize(lab, exe, *listing, cases, env, result);
 
@@ -179,7 +212,8 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
                                                    result.correctness.failed, result.correctness.runs);
   } else {
     std::string reference_problem;
-    result.performance = run_performance(lab, exe, *listing, env, &reference_problem);
+    // A stretch stub's speed is not counted either (nor its "not implemented" on the timed case).
+    result.performance = run_performance(lab, exe, *listing, env, &reference_problem, stretch_stubs);
     if (!reference_problem.empty()) {
       result.could_not_grade = true;
       result.could_not_grade_reason = reference_problem;

@@ -88,7 +88,8 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& li
 }
 
 PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabListing& listing,
-                                  GradingEnvironment& env, std::string* could_not_grade) {
+                                  GradingEnvironment& env, std::string* could_not_grade,
+                                  const std::set<std::string>& left_out) {
   PerformanceResult result;
   const GradingCase& perf = env.performance_case(listing.problem());
   result.attempted = true;
@@ -131,7 +132,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     }
   }
   for (const VariantInfo& v : listing.variants) {
-    if (!v.accepts(perf.info)) continue;
+    if (!v.accepts(perf.info) || left_out.count(v.name)) continue;  // left out: a stretch stub
     VariantTiming t;
     t.variant = v.name;
     if (auto it = reference.median_ms.find(v.name); it != reference.median_ms.end()) t.reference_ms = it->second;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "engine/grade_result.hpp"
@@ -38,8 +39,10 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& li
 
 /// The performance result of a lab whose correctness allows it: the lab timed, compared with
 /// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
-/// reference cannot be timed.
+/// reference cannot be timed. Variants in `left_out` (the rubric's stretch variants that are still
+/// stubs) are neither scored nor reported.
 PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabListing& listing,
-                                  GradingEnvironment& env, std::string* could_not_grade);
+                                  GradingEnvironment& env, std::string* could_not_grade,
+                                  const std::set<std::string>& left_out = {});
 
 }  // namespace convlab::grader

@@ -108,6 +108,10 @@ const LabPoints& Rubric::points(const std::string& number) const {
   return it->second;
 }
 
+bool LabPoints::is_stretch(const std::string& variant) const {
+  return std::find(stretch.begin(), stretch.end(), variant) != stretch.end();
+}
+
 double Rubric::performance_fraction(double ratio) const {
   if (!(ratio >= 0)) return 0;  // NaN: no valid timing
   if (ratio <= full_at_ratio) return 1;
@@ -140,6 +144,15 @@ Rubric parse_rubric(const json& j, const std::string& source) {
     LabPoints p;
     p.correctness = lab.number("correctness", 0);
     p.performance = lab.number("performance", 0);
+    if (const json* st = lab.find("stretch")) {
+      if (!st->is_array()) lab.fail("stretch", fmt::format("expected an array of variant names, got {}", st->dump()));
+      for (const json& v : *st) {
+        if (!v.is_string() || v.get<std::string>().empty()) {
+          lab.fail("stretch", fmt::format("expected variant names (strings), got {}", v.dump()));
+        }
+        p.stretch.push_back(v.get<std::string>());
+      }
+    }
     lab.no_unknown_keys();
     r.labs[number] = p;
     labs.find(number);

@@ -6,7 +6,8 @@
 // Performance points compare each variant's median time with the reference solution's, timed
 // on the same GPU in the same grading run on the rubric's performance case:
 // full points at time ≤ full_at_ratio × reference, none at ≥ zero_at_ratio ×, linear between;
-// the lab's share is the mean over its variants.
+// the lab's share is the mean over its variants. Variants a lab lists as "stretch" cost nothing
+// while they are stubs and earn a bonus line when they pass (LabPoints::stretch).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "convlab/shapes.hpp"
 
@@ -34,6 +36,14 @@ inline constexpr int kRubricVersion = 1;
 struct LabPoints {
   double correctness = 0;
   double performance = 0;
+  /// Stretch variants ("stretch": ["tf32_tensor_core"]): a stretch variant whose runs all report
+  /// "not implemented" (still the stub) is left out of the lab's runs and speed mean, so it costs
+  /// nothing; one that passes every run earns a bonus line in the reports (no extra points, so
+  /// the maximum stays 10 per lab). A stretch variant that is attempted but wrong counts as any
+  /// other variant.
+  std::vector<std::string> stretch;
+  /// True when `variant` is one of this lab's stretch variants.
+  [[nodiscard]] bool is_stretch(const std::string& variant) const;
 };
 
 /// A parsed, validated rubric.

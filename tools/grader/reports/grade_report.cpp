@@ -205,6 +205,7 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
     out += fmt::format("\n{} ({}): {} points — {}\n", l.lab.id(), l.lab.folder, points(l.points(), l.max_points()),
                        l.headline());
     for (const std::string& n : l.notes) out += "  note: " + n + "\n";
+    for (const std::string& b : l.bonus) out += "  " + b + "\n";
     if (l.could_not_grade) out += "  could not grade: " + l.could_not_grade_reason + "\n";
     if (!l.built) {
       if (!l.build_message.empty()) out += indent(l.build_message, "  | ");
@@ -311,6 +312,7 @@ json submission_json(const SubmissionResult& s) {
         {"reasons", l.reasons},
         {"headline", l.headline()},
         {"notes", l.notes},
+        {"bonus", l.bonus},
         {"correctness", {{"points", l.correctness_points}, {"max_points", l.correctness_max},
                          {"runs", l.correctness.runs}, {"passed", l.correctness.passed},
                          {"failed", l.correctness.failed}, {"skipped", l.correctness.skipped},
@@ -392,6 +394,8 @@ json gradescope_json(const SubmissionResult& s, const RunInfo& run) {
         correctness += fmt::format("\n{} {}: {}", r.case_id, r.variant, r.message);
         if (!r.details.empty() && i == 0) correctness += "\n" + r.details;
       }
+      for (const std::string& b : l.bonus) correctness += "\n" + b;
+      for (const std::string& n : l.notes) correctness += "\nnote: " + n;
       for (const SanitizerResult& san : l.sanitizers) {
         if (san.hazards > 0) correctness += fmt::format("\ncompute-sanitizer {}:\n{}", san.tool, join(san.findings, "\n"));
       }

@@ -1,8 +1,9 @@
 /// @file jit.hpp
 /// @brief Run-time compilation of lab 07's kernel family: NVRTC turns one instantiation of
 ///        register_tiling_kernel.cuh into a cubin for the GPU in the machine, the driver API
-///        loads and launches it. Used by the solution (for tuned configurations that were not
-///        compiled in) and by the autotuner (`grader tune`, for every configuration it tries).
+///        loads and launches it. Used by the lab's and the solution's launchers (through
+///        TunedDispatch, for configurations they were not compiled with) and by the autotuner
+///        (`grader tune`, for every configuration it tries), each on its own kernel source.
 ///
 /// Compiled cubins are kept in a small disk cache (key: source text, instantiation, target,
 /// NVRTC version), so a configuration costs its compile time once per machine, not per process.
@@ -29,6 +30,7 @@
 #include "convlab/cuda_check.cuh"
 #include "convlab/library_check.hpp"
 #include "convlab/lab_api.cuh"
+#include "convlab/autotune/kernel_source.hpp"
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/lab07_config.hpp"
 
@@ -40,35 +42,8 @@ class JitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Environment variable naming the kernel source file (when the source tree has moved).
-inline constexpr const char* kKernelSourceEnv = "CONVLAB_LAB07_KERNEL";
 /// Environment variable naming the cubin cache folder; "off" disables the cache.
 inline constexpr const char* kCacheEnv = "CONVLAB_LAB07_CACHE";
-
-/// Where the kernel template's text is: $CONVLAB_LAB07_KERNEL, else
-/// $CONVLAB_HOME/solutions/07-register-tiling/register_tiling_kernel.cuh, else the file next to
-/// this header as it was when compiled (`fallback`, usually the source tree).
-inline std::filesystem::path kernel_source_path(const std::filesystem::path& fallback) {
-  if (const char* p = std::getenv(kKernelSourceEnv); p != nullptr && *p != '\0') return p;
-  if (const char* home = std::getenv("CONVLAB_HOME"); home != nullptr && *home != '\0') {
-    const std::filesystem::path p =
-        std::filesystem::path(home) / "solutions" / "07-register-tiling" / "register_tiling_kernel.cuh";
-    if (std::filesystem::exists(p)) return p;
-  }
-  return fallback;
-}
-
-/// Reads the kernel source. @throws JitError naming the file and the variables that move it.
-inline std::string read_kernel_source(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw JitError(fmt::format("cannot read the lab 07 kernel source {} (set {} to the file, or CONVLAB_HOME "
-                               "to the convlab source tree)", path.string(), kKernelSourceEnv));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// One compiled instantiation.
 struct CompiledCubin {
@@ -81,15 +56,6 @@ struct CompiledCubin {
   double seconds = 0;           ///< compile time (0 when it came from the cache)
   bool from_cache = false;
 };
-
-/// 64-bit FNV-1a, for cache keys.
-inline std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603ull) {
-  for (const unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 /// The cache folder: $CONVLAB_LAB07_CACHE ("off": none), else `fallback`.
 inline std::filesystem::path cache_dir(const std::filesystem::path& fallback) {

@@ -103,9 +103,10 @@ inline std::vector<TileConfig> path_configs(const TileConfig& best) {
 /// every tap read from global memory (no reuse in registers), the mask in constant memory.
 inline TileConfig baseline_config(int k) { return {k, 1, 1, 32, 8, InputPath::global, FilterPath::constant}; }
 
-/// Every instantiation the lab's four variants can ask for at mask width k, given the chosen
-/// configuration and the tuned configuration of each role (missing roles: force_path), each with
-/// and without vector loads. The tuner compiles them all so that the lab finds them in the cache.
+/// Every instantiation the lab's variants can ask for at mask width k, given the chosen
+/// configuration and the tuned configuration of each role (missing roles: force_path; step 2's
+/// "loaded" filter path is never tuned, so always forced), each with and without vector loads.
+/// The tuner compiles them all so that the lab finds them in the cache.
 inline std::vector<KernelVariant> lab_instantiations(const TileConfig& best,
                                                      const std::map<std::string, TileConfig>& roles) {
   std::vector<TileConfig> configs{best};
@@ -113,6 +114,7 @@ inline std::vector<KernelVariant> lab_instantiations(const TileConfig& best,
     const auto it = roles.find(role);
     configs.push_back(it != roles.end() ? it->second : force_path(best, role));
   }
+  configs.push_back(force_path(best, "loaded"));
   std::vector<KernelVariant> out;
   std::set<std::string> names;
   for (const TileConfig& c : configs) {

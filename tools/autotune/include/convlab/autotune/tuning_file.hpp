@@ -9,12 +9,14 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "convlab/autotune/kernel_source.hpp"
 #include "convlab/device_info.hpp"
 #include "convlab/lab07_config.hpp"
 
@@ -68,7 +70,8 @@ inline TileConfig tile_config_from_json(const nlohmann::json& j, const std::stri
   else throw TuningError(fmt::format("{}: input \"{}\" is neither \"global\" nor \"shared\"", where, in));
   if (fi == "constant") c.filter = FilterPath::constant;
   else if (fi == "shfl") c.filter = FilterPath::shfl;
-  else throw TuningError(fmt::format("{}: filter \"{}\" is neither \"constant\" nor \"shfl\"", where, fi));
+  else if (fi == "loaded") c.filter = FilterPath::loaded;
+  else throw TuningError(fmt::format("{}: filter \"{}\" is not \"constant\", \"shfl\" or \"loaded\"", where, fi));
   if (j.contains("rows")) {  // optional: "unrolled" when absent
     const std::string ro = get_str("rows");
     if (ro == "unrolled") c.rows = RowLoop::unrolled;
@@ -88,6 +91,9 @@ struct TuningTable {
   /// "constant", "global", "shared"): what the lab's comparison variants run.
   std::map<int, std::map<std::string, TileConfig>> roles;
   nlohmann::json measurements;         ///< free-form: timings of the chosen configurations, etc.
+  /// The kernel source that was tuned ("kernel": origin, path, hash). A launcher uses the file
+  /// only when the hash is its own kernel's; a file without it (older tuners) is used by none.
+  std::optional<KernelSourceId> kernel;
 };
 
 /// The roles a tuning file may name, and the path each one forces.
@@ -144,6 +150,23 @@ inline TuningTable parse_tuning(const nlohmann::json& j, const std::string& orig
       t.roles[c.mask_width][role] = c;
     }
   }
+  if (j.contains("kernel")) {
+    const nlohmann::json& k = j["kernel"];
+    const std::string where = origin + ": kernel";
+    if (!k.is_object()) throw TuningError(where + ": not an object");
+    KernelSourceId id;
+    for (auto [key, field] : {std::pair<const char*, std::string*>{"origin", &id.origin}, {"path", &id.path},
+                              {"hash", &id.hash}}) {
+      if (!k.contains(key) || !k[key].is_string()) {
+        throw TuningError(fmt::format("{}: missing the string \"{}\"", where, key));
+      }
+      *field = k[key].get<std::string>();
+    }
+    if (!std::regex_match(id.hash, std::regex("[0-9a-f]{16}"))) {
+      throw TuningError(fmt::format("{}: hash \"{}\" is not 16 hex digits", where, id.hash));
+    }
+    t.kernel = id;
+  }
   t.measurements = j.value("measurements", nlohmann::json::object());
   return t;
 }
@@ -161,6 +184,7 @@ inline nlohmann::json tuning_to_json(const TuningTable& t) {
       j["roles"].push_back(e);
     }
   }
+  if (t.kernel) j["kernel"] = to_json(*t.kernel);
   j["measurements"] = t.measurements.is_null() ? nlohmann::json::object() : t.measurements;
   return j;
 }
@@ -196,10 +220,22 @@ using convlab::device_slug;  // "NVIDIA H200" -> "nvidia-h200" (convlab/device_i
 /// Environment variable naming the tuning file the lab reads (overrides the default path).
 inline constexpr const char* kTuningEnv = "CONVLAB_LAB07_TUNING";
 
-/// Default tuning file of a GPU: `<bin>/../tuning/lab07-<slug>.json`, i.e. build/tuning/ for
-/// the executables in build/bin/.
-inline std::filesystem::path default_tuning_path(const std::filesystem::path& bin_dir, const std::string& device) {
-  return bin_dir.parent_path() / "tuning" / fmt::format("lab07-{}.json", device_slug(device));
+/// Default tuning file of a GPU for the kernel of `origin`: `<bin>/../tuning/lab07-<slug>.json`
+/// for the student's kernel (labs/), `solution07-<slug>.json` for the reference (solutions/),
+/// i.e. in build/tuning/ for the executables in build/bin/. Two files, so that tuning one never
+/// overwrites the other's.
+inline std::filesystem::path default_tuning_path(const std::filesystem::path& bin_dir, const std::string& device,
+                                                 const std::string& origin = "labs") {
+  const char* stem = origin == "solutions" ? "solution07" : "lab07";
+  return bin_dir.parent_path() / "tuning" / fmt::format("{}-{}.json", stem, device_slug(device));
+}
+
+/// Default report folder (heat maps, tables) beside it: build/tuning/lab07-<slug>/ or
+/// build/tuning/solution07-<slug>/.
+inline std::filesystem::path default_report_dir(const std::filesystem::path& bin_dir, const std::string& device,
+                                                const std::string& origin = "labs") {
+  const char* stem = origin == "solutions" ? "solution07" : "lab07";
+  return bin_dir.parent_path() / "tuning" / fmt::format("{}-{}", stem, device_slug(device));
 }
 
 /// The configuration lab 07 runs for mask width k and a variant's role ("" for the tuned

@@ -1,0 +1,36 @@
+// Lab 07's step markers: the skeleton (labs/07-register-tiling/register_tiling_kernel.cuh) and the
+// solution mark each step's code with the same pair of lines,
+//     // ==== BEGIN STEP n: title ====
+//     // ==== END STEP n ====
+// and are the same text outside them. splice_steps() puts the solution's code of chosen steps
+// into the skeleton, as a student who finished those steps would have it; the CPU test checks the
+// markers and the text around them, the GPU test builds and grades the result.
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace convlab::testing {
+
+/// One marked step: its title and the code between its two marker lines.
+struct StepRegion {
+  std::string title;
+  std::size_t body_begin = 0;  ///< first character after the BEGIN line
+  std::size_t body_end = 0;    ///< first character of the END line
+};
+
+/// The marked steps of `text`, by number. @throws std::runtime_error naming the step and the
+/// problem (an END without BEGIN, a step marked twice, a BEGIN never closed, nested steps).
+std::map<int, StepRegion> find_steps(const std::string& text, const std::string& name);
+
+/// `skeleton` with the code of `steps` taken from `solution`. @throws std::runtime_error when a
+/// step is missing from either or its titles differ.
+std::string splice_steps(const std::string& skeleton, const std::string& solution, const std::set<int>& steps);
+
+/// `text` with the code of every marked step removed (the markers kept): what the skeleton and
+/// the solution must agree on.
+std::string without_step_bodies(const std::string& text, const std::string& name);
+
+}  // namespace convlab::testing
