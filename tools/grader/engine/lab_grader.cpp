@@ -84,10 +84,16 @@ PredictionContext prediction_context(const LabInfo& lab, const fs::path& exe, Gr
   ctx.layer = env.rubric().conv_layer_case;
   ctx.sm_count = env.settings().sm_count;
   if (lab.number != "07") return ctx;
+  if (env.settings().sandbox) {
+    // The sandbox shows the lab no build/tuning/ folder: it runs its compiled-in defaults.
+    ctx.lab07_tuning_source = "compiled-in defaults (a sandboxed lab reads no tuning file)";
+    return ctx;
+  }
   const char* override_path = std::getenv(lab07::kTuningEnv);
+  const std::string origin = exe.filename().string().rfind("solution", 0) == 0 ? "solutions" : "labs";
   const fs::path file = override_path != nullptr && *override_path != '\0'
                             ? fs::path(override_path)
-                            : lab07::default_tuning_path(exe.parent_path(), env.settings().device_name);
+                            : lab07::default_tuning_path(exe.parent_path(), env.settings().device_name, origin);
   if (!fs::exists(file)) return ctx;
   try {
     lab07::TuningTable t = lab07::read_tuning_file(file);
@@ -101,6 +107,8 @@ PredictionContext prediction_context(const LabInfo& lab, const fs::path& exe, Gr
     ctx.lab07_tuning_source = fmt::format("compiled-in defaults (tuning file ignored: {})", e.what());
   }
   return ctx;
+}
+
 // The rubric's stretch variants: one still a stub (every run "not implemented") leaves the
 // lab's runs, so it costs nothing; one that passes every run earns a bonus line. Returns the
 // stubs, whose speed is not counted either.
