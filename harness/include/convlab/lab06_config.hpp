@@ -26,9 +26,9 @@ inline constexpr int kStep3SliceDepth = 8;
 /// A launch plan of step 3: block tile bm×bn of Y, how many blocks share one output's C·K·K
 /// reduction (split-K; 1 = none), and the depth of a reduction slice.
 struct RegisterTilePlan {
-  int bm = 128;
-  int bn = 128;
-  int splits = 1;
+  int bm = 128;     ///< rows of Y per block (output channels)
+  int bn = 128;     ///< columns of Y per block (output pixels)
+  int splits = 1;   ///< blocks sharing one output's reduction (split-K)
   int bk = 8;  ///< depth of a reduction slice: 8 (four slices in flight) or 16 (two), 16 only for bn = 128
 };
 
@@ -40,7 +40,7 @@ struct RegisterTilePlan {
 /// measured on an H200 at full occupancy), times a toll for split-K (a memset of Y and atomic
 /// adds).
 /// @param s the layer (validated by the caller)
-/// @param sms streaming multiprocessors of the GPU
+/// @param sms_count streaming multiprocessors of the GPU
 /// @param allow_split false for epilogues that need the whole sum (bias + ReLU)
 inline RegisterTilePlan choose_register_tile_plan(const ConvLayerShape& s, int sms_count, bool allow_split) {
   const double sms = std::max(1, sms_count);

@@ -167,8 +167,8 @@ inline constexpr TileConfig kDefaultConfigs[] = {
 /// A variant of the lab (harness/src/lab_mains/lab07.cpp) and the path it forces on the tuned
 /// configuration ("": none, the tuned configuration itself).
 struct VariantRole {
-  const char* variant;
-  const char* role;
+  const char* variant;  ///< its name in the reports
+  const char* role;     ///< the path it forces ("" for the tuned choice)
 };
 /// Every variant of lab 07: the tuned choice and the talk's and the paper's comparisons.
 inline constexpr VariantRole kVariantRoles[] = {

@@ -55,12 +55,12 @@ struct Im2colStep {
   /// tile; 1/BM + 1/BN for step 3) and shared-memory floats read per FMA (2 for the 16×16 tile:
   /// As and Bs each FMA; (8+8)/64 for the 8×8 register tile).
   double tile_global_per_fma = 0;
-  double tile_shared_per_fma = 0;
+  double tile_shared_per_fma = 0;  ///< shared-memory floats read per FMA
 };
 
 /// Every step of lab 06 on one layer.
 struct Im2colAnalysis {
-  ConvLayerShape layer;
+  ConvLayerShape layer;       ///< the layer analysed
   Im2colTraffic traffic;      ///< sizes and replication factor of X_unroll
   long long in_x_taps = 0;    ///< B·C·Σ over outputs of the taps inside X: what an unroll reads
   GemmPlan plan;              ///< step 3's plan

@@ -60,10 +60,10 @@ struct RegisterTilingAnalysis {
   int window_rows = 0;       ///< OY + K - 1
   long long grid_x = 0;      ///< ⌈W / (BX·OX)⌉
   long long grid_y = 0;      ///< ⌈H / (BY·OY)⌉
-  long long blocks = 0;
+  long long blocks = 0;           ///< grid_x · grid_y
   long long interior_blocks = 0;  ///< blocks that run the body without tests
-  long long threads = 0;
-  long long warps = 0;
+  long long threads = 0;          ///< blocks · BX · BY
+  long long warps = 0;            ///< threads / 32
   long long outputs = 0;          ///< H·W
   /// Floats of the image N loaded from global memory, thread-level, ghosts never loaded.
   long long input_loads = 0;
@@ -81,7 +81,7 @@ struct RegisterTilingAnalysis {
   long long fmas = 0;
   /// Shared-memory floats stored and read (shared path; 0 on the global path).
   long long shared_stores = 0;
-  long long shared_loads = 0;
+  long long shared_loads = 0;     ///< floats read from the shared tile
   /// Registers (floats) the patch needs: OX·OY accumulators + the window row (two on the
   /// rolled path, which prefetches the next row) + the shfl path's mask registers. A lower bound
   /// on what ptxas allocates (addresses, indices and the unrolled path's hoisted rows come on top).
@@ -89,7 +89,7 @@ struct RegisterTilingAnalysis {
   /// The communication view per interior thread: floats loaded (global or shared, to
   /// registers) per FMA, (OY+K-1)·CHUNKS·VW / (OX·OY·K²), and load instructions per FMA.
   double floats_per_fma = 0;
-  double load_instructions_per_fma = 0;
+  double load_instructions_per_fma = 0;  ///< the same in load instructions (vectors count once)
   /// The reduction of global input loads over the untiled kernel in an interior block:
   /// K²·(outputs of the block) / (floats the block loads): K²·OX·OY / ((OY+K-1)·CHUNKS·VW) on
   /// the global path, K²·BX·OX·BY·OY / (TILE_ROWS·TILE_CHUNKS·VW) on the shared path.

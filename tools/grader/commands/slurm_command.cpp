@@ -31,7 +31,7 @@ struct SlurmOptions {
   std::optional<std::uint64_t> random_seed;
   int random_count = 20;
   int timeout_s = 20;
-  bool sanitize = false, profile = false, dry_run = false;
+  bool sanitize = false, profile = false, dry_run = false, no_sandbox = false;
   SlurmJob job;
 };
 
@@ -116,6 +116,7 @@ int run(SlurmOptions& o) {
   }
   if (!o.rubric.empty()) job.grade_options.insert(job.grade_options.end(), {"--rubric", fs::absolute(o.rubric).string()});
   if (o.sanitize) job.grade_options.push_back("--sanitize");
+  if (o.no_sandbox) job.grade_options.push_back("--no-sandbox");
   if (o.profile) job.grade_options.push_back("--profile");
 
   const std::string array = array_script(roster, job);
@@ -191,6 +192,8 @@ void add_slurm_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rubric", o->rubric, "the rubric (default: tools/grader/rubric.json)");
   cmd->add_option("--timeout", o->timeout_s, "seconds per variant and case (default 20)")->check(CLI::Range(1, 3600));
   cmd->add_flag("--sanitize", o->sanitize, "also run compute-sanitizer");
+  cmd->add_flag("--no-sandbox", o->no_sandbox,
+                "grade without the bubblewrap sandbox (nodes without user namespaces; every report says so)");
   cmd->add_flag("--profile", o->profile, "also measure Nsight Compute counters");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
