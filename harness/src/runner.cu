@@ -6,7 +6,8 @@
 //      context is gone, and the grader runs each lab in a child process for this reason);
 //   3. guard bands and inputs are checked for stray writes; the output is compared with the
 //      reference under the tolerance rule;
-//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats).
+//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats);
+//      if it failed and --error-map DIR was given, its error map is drawn (error_map.hpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "convlab/dataset.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
+#include "convlab/error_map.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/npy.hpp"
@@ -40,6 +42,7 @@ struct Options {
   std::vector<std::string> variants;
   std::string json_path;
   std::string output_dir;
+  std::string error_map_dir;
   bool check = true;
   bool time = true;
   bool list = false;
@@ -88,6 +91,8 @@ struct Result {
   double bytes = 0;         // one read of the inputs, one write of the output
   double flops = 0;         // 2 per multiply-add
   std::string output_file;
+  std::vector<std::ptrdiff_t> output_guard_hits;  // offsets of changed guard elements of the output
+  std::string error_map_file;
 };
 
 Result failed_result(std::string case_id, std::string variant, std::string shape, Status status,
@@ -104,6 +109,7 @@ Result failed_result(std::string case_id, std::string variant, std::string shape
 // Everything a run needs that does not depend on the problem: buffers to check and a
 // callback that downloads the output.
 struct RunContext {
+  std::string lab_id;
   Options opt;
   std::optional<Ceilings> ceilings;
   DeviceInfo device;
@@ -119,16 +125,20 @@ std::string flag_for(MaskSupport m) {
 
 // Runs `launch` once and checks everything but the values. Returns an empty string when the
 // run was clean, else the reason it failed. Rethrows sticky CUDA errors.
+// The output buffer is the last of `buffers`; its changed guard offsets go to `output_guard_hits`.
 template <class Launch>
 std::string run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
-                                      const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs) {
+                                      const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs,
+                                      std::vector<std::ptrdiff_t>& output_guard_hits) {
   reset_not_implemented();
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());
   std::string problems;
-  for (const auto& [name, buf] : buffers) {
-    const GuardReport g = buf->check_guards();
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const auto& [name, buf] = buffers[i];
+    GuardReport g = buf->check_guards();
     if (!g.clean()) problems += (problems.empty() ? "" : "; ") + g.describe(name);
+    if (i + 1 == buffers.size()) output_guard_hits = std::move(g.offsets);
   }
   for (const auto& [name, pair] : inputs) {
     const auto& [buf, host] = pair;
@@ -175,6 +185,21 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
   r.details = cmp.details();
 }
 
+// A failing, checked run that is not a stub gets its error map (a stub's would be all unwritten).
+void draw_error_map_if_failed(Result& r, const RunContext& ctx, const std::string& case_name, int mask_width,
+                              const Tensor<float>& got, const std::optional<Tensor<double>>& expected,
+                              const std::function<Tensor<double>()>& abs_sum, std::size_t terms, Tolerance tol) {
+  if (ctx.opt.error_map_dir.empty() || r.status != Status::fail || !expected || !ctx.opt.check) return;
+  if (lab_reported_not_implemented(nullptr)) return;
+  try {
+    const ErrorMapRun run{ctx.lab_id, r.variant, case_name, r.case_id, mask_width};
+    r.error_map_file = write_error_map(ctx.opt.error_map_dir, run, got, *expected, abs_sum(), terms, tol,
+                                       r.output_guard_hits).string();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: no error map for {} {}: {}\n", ctx.lab_id, r.variant, r.case_id, e.what());
+  }
+}
+
 void time_if_passed(Result& r, const RunContext& ctx, const std::function<void()>& launch) {
   if (!ctx.opt.time || (r.status != Status::pass && r.status != Status::unchecked)) return;
   TimingOptions t;
@@ -213,12 +238,14 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
   auto launch = [&] { v.run(args); };
   const std::string mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
-                                                    {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}});
+                                                    {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}}, r.output_guard_hits);
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
   P.download(got.data());
   write_output(r, ctx, c.info.name, got);
-  finish_with_values(r, ctx, got, c.expected, [&] { return conv2d_abs_sum(c.image, c.mask); },
-                     s.terms_per_output(), v.tolerance, mem);
+  const auto abs_sum = [&] { return conv2d_abs_sum(c.image, c.mask); };
+  finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
+  draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
+                           v.tolerance);
   time_if_passed(r, ctx, launch);
   return r;
 }
@@ -245,13 +272,15 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
   auto launch = [&] { v.run(args); };
   const std::string mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
-                                                    {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}});
+                                                    {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}}, r.output_guard_hits);
   auto z = [](int d) { return static_cast<std::size_t>(d); };
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
   Y.download(got.data());
   write_output(r, ctx, c.info.name, got);
-  finish_with_values(r, ctx, got, c.expected, [&] { return conv_layer_abs_sum(c.x, c.w, c.params()); },
-                     s.terms_per_output(), v.tolerance, mem);
+  const auto abs_sum = [&] { return conv_layer_abs_sum(c.x, c.w, c.params()); };
+  finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
+  draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
+                           v.tolerance);
   time_if_passed(r, ctx, launch);
   return r;
 }
@@ -278,6 +307,7 @@ void print_result(const Result& r, const std::string& lab_id, const RunContext& 
   }
   fmt::print("{}\n", line);
   if (!ctx.opt.quiet && !r.details.empty()) fmt::print("{}", r.details);
+  if (!ctx.opt.quiet && !r.error_map_file.empty()) fmt::print("  error map: {}\n", r.error_map_file);
   std::fflush(stdout);
 }
 
@@ -287,6 +317,8 @@ json result_json(const Result& r, const RunContext& ctx) {
             {"bytes", r.bytes}, {"flops", r.flops}};
   if (!r.details.empty()) j["first_mismatches"] = r.details;
   if (!r.output_file.empty()) j["output_file"] = r.output_file;
+  if (!r.output_guard_hits.empty()) j["output_guard_offsets"] = r.output_guard_hits;
+  if (!r.error_map_file.empty()) j["error_map"] = r.error_map_file;
   if (r.timing) {
     const double sec = r.timing->median_ms * 1e-3;
     j["time_ms"] = {{"median", r.timing->median_ms}, {"min", r.timing->min_ms},
@@ -364,6 +396,9 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   app.add_flag("--list", opt.list, "list the lab's variants and exit");
   app.add_option("--json", opt.json_path, "also write the results (with --list: the variants) as JSON to FILE ('-' for stdout)");
   app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
+  app.add_option("--error-map", opt.error_map_dir,
+                 "for each failing run, draw DIR/<lab>__<variant>__<case>.png: correct, wrong, not finite and "
+                 "unwritten outputs and writes past the output buffer, over the image and the lab's tile grid");
   app.add_flag("!--no-check", opt.check, "do not compare with expected outputs");
   app.add_flag("!--no-time", opt.time, "do not time");
   app.add_flag("--quiet", opt.quiet, "no mismatch details");
@@ -410,7 +445,18 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     return kExitUsage;
   }
 
+  if (!opt.error_map_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(opt.error_map_dir, ec);
+    if (ec || !fs::is_directory(opt.error_map_dir)) {
+      fmt::print(stderr, "{}: --error-map {}: cannot create the folder{}\n", lab.id, opt.error_map_dir,
+                 ec ? ": " + ec.message() : "");
+      return kExitUsage;
+    }
+  }
+
   RunContext ctx;
+  ctx.lab_id = lab.id;
   ctx.opt = opt;
   std::string why;
   const auto device = query_device(&why);

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
       } else if (mode == "guard") {
         r["status"] = "FAIL";
         r["message"] = "out-of-bounds write: 0 element(s) written just before P and 1 just after it (first at element offset 35)";
+        r["output_guard_offsets"] = json::array({static_cast<long long>(out.size())});  // the element just after
       } else if (mode == "crash") {
         report["results"].push_back({{"case", "(crash)"}, {"variant", "-"}, {"status", "ERROR"},
                                      {"message", "CUDA error: cudaDeviceSynchronize() failed at runner.cu:1: an illegal memory "

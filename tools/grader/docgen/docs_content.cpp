@@ -203,7 +203,7 @@ std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, c
         if (!v.flagged()) continue;
         const bool rounding = v.verdict == analysis::Verdict::rounding;
         if ((rounding && !want_rounding) || (!rounding && !want_error)) continue;
-        // "seeds/002 (Lecture 9, ...): 'the slide's title'" -> "seeds/002 (Lecture 9, ...)"
+        // "[lecture-tiling] (ECE408 Lecture 9, ...): 'the slide's title'" -> "[lecture-tiling] (ECE408 Lecture 9, ...)"
         const auto paren = t.source.find("): ");
         const std::string source =
             paren != std::string::npos ? t.source.substr(0, paren + 1) : t.source.substr(0, t.source.find(": "));

@@ -37,6 +37,7 @@ struct GradeOptions {
   int jobs = 0;
   bool quiet = false;
   bool keep_work = false;
+  std::string error_map;           ///< grade: draw each failing run's error map into this folder
 };
 
 /// Adds the options shared by grade and batch to `cmd`.

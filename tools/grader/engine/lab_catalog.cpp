@@ -32,6 +32,8 @@ std::vector<LabInfo> discover_labs(const fs::path& labs_dir) {
     for (const auto& f : fs::directory_iterator(entry.path())) {
       if (f.is_regular_file() && is_source(f.path())) lab.files.push_back(f.path().filename().string());
     }
+    // A folder with nothing to compile is reading, not a lab (00-start, the start page).
+    if (lab.files.empty()) continue;
     std::sort(lab.files.begin(), lab.files.end());
     labs.push_back(std::move(lab));
   }

@@ -18,7 +18,8 @@ struct LabInfo {
   [[nodiscard]] std::string id() const { return "lab" + number; }
 };
 
-/// The labs under `labs_dir` (folders named NN-name), in number order.
+/// The labs under `labs_dir` (folders named NN-name holding at least one source file: a folder
+/// of reading only, such as 00-start, is not a lab), in number order.
 /// @throws std::runtime_error if the folder holds none.
 std::vector<LabInfo> discover_labs(const std::filesystem::path& labs_dir);
 

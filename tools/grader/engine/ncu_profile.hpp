@@ -3,7 +3,7 @@
 //
 // A metric that reads `n/a`, a profiler error, ERR_NVGPUCTRPERM or a missing ncu makes the
 // value "unavailable: reason"; a predicted value never stands in for a measured one
-// (device-notes.md lists the metric names that work).
+// (docs/design.md, "GPU facts", lists the metric names that work).
 #pragma once
 
 #include <filesystem>
@@ -14,7 +14,7 @@
 
 namespace convlab::grader {
 
-/// The metrics the grader asks for (device-notes.md).
+/// The metrics the grader asks for (docs/design.md, "GPU facts").
 inline constexpr const char* kMetricGlobalLoadBytes = "smsp__sass_data_bytes_mem_global_op_ld.sum";
 inline constexpr const char* kMetricSharedLoadBytes = "smsp__sass_data_bytes_mem_shared_op_ld.sum";
 inline constexpr const char* kMetricDramReadBytes = "dram__bytes_read.sum";
