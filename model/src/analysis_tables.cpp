@@ -27,10 +27,10 @@ const Machine kGridK520{"GRID K520", 192e9, 5000e9};
 /// The talk: "Tesla K20, GFLOPS = 3521 GFLOPS, BW 208 GB/s".
 const Machine kTeslaK20{"Tesla K20", 208e9, 3521e9};
 
-constexpr const char* kLecture9 = "seeds/002 (Lecture 9, Tiled Convolution Analysis)";
-constexpr const char* kConvLayer = "seeds/003 (Lecture: Optimizing Convolution Layers)";
-constexpr const char* kTalk = "seeds/000 (GTC S4297, Wainwright)";
-constexpr const char* kPaper = "seeds/004 (Iandola et al., Communication-minimizing 2D convolution)";
+constexpr const char* kLecture9 = "[lecture-tiling] (ECE408 Lecture 9, Tiled Convolution Analysis)";
+constexpr const char* kConvLayer = "[lecture-layers] (ECE408, Optimizing Convolution Layers)";
+constexpr const char* kTalk = "[talk] (GTC S4297, Wainwright)";
+constexpr const char* kPaper = "[paper] (Iandola et al., Communication-minimizing 2D convolution)";
 constexpr const char* kThisGpu = "this GPU";
 constexpr const char* kLectureMachines =
     "~2010 GPU: 1,000 GFLOP/s and 150 GB/s; GRID K520: 5,000 GFLOP/s and 192 GB/s (the lecture's figures)";
@@ -523,8 +523,8 @@ LectureTable paper_bound() {
 LectureTable paper_claims() {
   LectureTable t;
   t.name = "paper-claims";
-  t.title = "The paper's text against its own tables";
-  t.source = fmt::format("{}: Sections 1-2 and Tables 2-4", kPaper);
+  t.title = "The paper's text against its own tables and the hardware's limits";
+  t.source = fmt::format("{}: Sections 1-2, Tables 2-4 and footnote 1", kPaper);
   t.key_headers = {"claim"};
   t.value_headers = {"value"};
   // Speedups vs ArrayFire for filters 2x2..7x7 (Tables 3 and 4): the data the claims summarise.
@@ -547,8 +547,18 @@ LectureTable paper_claims() {
                     {compare(published("4.5x"), std::max(hi(fermi, 0), hi(kepler, 0)), 1, "x")}});
   t.rows.push_back({{"texture fill rate, Kepler / Fermi (129 / 49.4 Gtexels/s)"},
                     {compare(published("2.6x"), 129.0 / 49.4, 3, "x")}});
-  t.notes.push_back("the exact column here is the paper's own table data, summarised; nothing is "
-                    "modelled");
+  // Footnote 1 gives the resident threads per SM one generation low.
+  const int fermi_threads = max_resident_threads_per_sm(2, 0), kepler_threads = max_resident_threads_per_sm(3, 0);
+  t.rows.push_back({{"threads per SM, Fermi C2050 (footnote 1)"},
+                    {compare(published("512"), fermi_threads, 0, "",
+                             fmt::format("compute capability 2.x allows {} resident threads per SM; 512 is the "
+                                         "limit of compute capability 1.x blocks, not Fermi's SM", fermi_threads))}});
+  t.rows.push_back({{"threads per SM, Kepler GTX680 (footnote 1)"},
+                    {compare(published("1536"), kepler_threads, 0, "",
+                             fmt::format("compute capability 3.x allows {} resident threads per SM; 1536 is "
+                                         "Fermi's figure", kepler_threads))}});
+  t.notes.push_back("the exact column here is the paper's own table data, summarised, and for the threads per "
+                    "SM the CUDA Programming Guide's limits per compute capability; nothing is modelled");
   return t;
 }
 
@@ -558,7 +568,7 @@ LectureTable device_check() {
   LectureTable t;
   t.name = "device-check";
   t.title = "Thread-level global-load bytes: ncu on an H200 against the model (2048x2048, K=5)";
-  t.source = "device-notes.md: smsp__sass_data_bytes_mem_global_op_ld.sum, mask in constant memory";
+  t.source = "docs/design.md, GPU facts (H200): smsp__sass_data_bytes_mem_global_op_ld.sum, mask in constant memory";
   t.key_headers = {"kernel"};
   t.value_headers = {"global-load bytes"};
   using namespace convlab::config;
@@ -582,7 +592,7 @@ LectureTable roofline(const GpuColumns& gpu) {
   LectureTable t;
   t.name = "roofline";
   t.title = "Roofline of the lab kernels, thread-level traffic (2048x2048 image), GFLOP/s";
-  t.source = "seeds/001 (blog), section 4.8: attainable = min(peak, intensity x bandwidth)";
+  t.source = "[blog] (GPU Optimization for Convolution Operations), section 4.8: attainable = min(peak, intensity x bandwidth)";
   t.key_headers = {"kernel", "K"};
   t.value_headers = {"flops per byte", kGpu2010.name, kGridK520.name};
   add_gpu_column(t, gpu);
@@ -606,10 +616,12 @@ LectureTable roofline(const GpuColumns& gpu) {
     }
   }
   t.notes.insert(t.notes.begin(),
-                 "not in the seeds: the model's counts through the blog's roofline. Bytes = input "
-                 "and mask loads and output stores, thread-level (no caches, as in the lecture); "
+                 "not in the sources: the model's counts through the blog's roofline. Bytes = input "
+                 "loads (thread-level), lab 01's mask loads (one per warp per tap: all 32 lanes read "
+                 "the same element, so it is counted as the profiler counts it, docs/design.md "
+                 "'Analysis'), and output stores; no caches, as in the lecture; "
                  "flops = 2 per multiply-add with an in-image input. Real caches absorb most of "
-                 "the untiled kernels' reuse (device-notes.md).");
+                 "the untiled kernels' reuse (docs/design.md, GPU facts).");
   return t;
 }
 

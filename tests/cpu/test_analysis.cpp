@@ -159,7 +159,7 @@ TEST_CASE("analysis: whole-grid simulation on lab-sized blocks", "[analysis]") {
   }
 }
 
-TEST_CASE("analysis: the H200 measurement of device-notes.md", "[analysis]") {
+TEST_CASE("analysis: the H200 measurement of docs/design.md, GPU facts", "[analysis]") {
   // ncu, 2048² image, K = 5, mask in constant memory: thread-level global-load bytes.
   const GridAnalysis naive = analyze_grid(untiled_config(2, 2048, 2048, 5, 32, 8, false));
   const GridAnalysis tiled = analyze_grid(config_2d(Strategy::tiled1, 2048, 2048, 5, 16));
@@ -282,6 +282,11 @@ TEST_CASE("analysis: configurations are validated", "[analysis]") {
 TEST_CASE("analysis: machine balance, roofline, the talk and the paper", "[analysis]") {
   const Machine gpu2010{"~2010", 150e9, 1000e9};
   CHECK(untiled_bytes_per_flop() == 2.0);
+  // The paper's footnote 1 (docs/sources.md, Errata): Fermi 1536, Kepler 2048 threads per SM.
+  CHECK(max_resident_threads_per_sm(2, 0) == 1536);
+  CHECK(max_resident_threads_per_sm(3, 5) == 2048);
+  CHECK(max_resident_threads_per_sm(9, 0) == 2048);
+  CHECK_THROWS_AS(max_resident_threads_per_sm(1, 3), std::out_of_range);
   CHECK(bandwidth_limited_flops(gpu2010, 1.0) == Approx(75e9));
   CHECK(percent_of_peak(gpu2010, 1.0) == Approx(7.5));
   CHECK(percent_of_peak(gpu2010, 100.0) == 100.0);

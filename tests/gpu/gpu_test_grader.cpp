@@ -234,7 +234,7 @@ TEST_CASE("gpu: grade --profile puts ncu's counters beside the model's, each lab
     CHECK_THAT(global.at("unavailable").get<std::string>(), Catch::StartsWith("unavailable:"));
   } else {
     // The mask is in constant memory, so every global load is an input load: the thread-level
-    // count equals the model's exact, ghost-corrected count (device-notes.md).
+    // count equals the model's exact, ghost-corrected count (docs/design.md, GPU facts).
     CHECK(global.at("value").get<double>() == predicted.at("global_input_load_bytes").get<double>());
   }
 }

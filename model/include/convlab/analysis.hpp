@@ -7,7 +7,7 @@
 /// ## What is counted
 /// Counts are *thread-level* accesses, one per element a thread reads or writes, exactly as
 /// the kernels are written; caches are not modelled. This is what Nsight Compute reports as
-/// `smsp__sass_data_bytes_mem_global_op_ld.sum` ÷ 4 (design.md, device-notes.md).
+/// `smsp__sass_data_bytes_mem_global_op_ld.sum` ÷ 4 (docs/design.md, "Analysis" and "GPU facts").
 /// - Ghost cells (positions outside the image) are never loaded from memory: they are zeros.
 /// - *Untiled-equivalent accesses* of a set of outputs: the global input loads the untiled
 ///   kernel makes to compute the same outputs (in-image taps only). The lecture calls these
@@ -323,6 +323,15 @@ struct Machine {
   double bytes_per_s = 0;    ///< memory bandwidth, bytes per second
   double flops_per_s = 0;    ///< peak float32 rate, flops per second (2 per FMA)
 };
+
+/// The most threads that can be resident on one SM, by compute capability, as the CUDA C++
+/// Programming Guide's "Technical Specifications per Compute Capability" table gives them:
+/// 1536 for 2.x (Fermi), 2048 for 3.x (Kepler), 9.0 (Hopper) and 8.0 (A100), 1536 for 8.6 and 8.9.
+/// @param major compute capability, major
+/// @param minor compute capability, minor
+/// @return threads per SM
+/// @throws std::out_of_range for a compute capability not listed here
+int max_resident_threads_per_sm(int major, int minor);
 
 /// Bytes of global memory per flop in untiled convolution: each multiply-add (2 flops) reads
 /// one 4-byte input (the mask comes from the constant cache).
