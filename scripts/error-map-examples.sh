@@ -41,7 +41,7 @@ for line in "${examples[@]}"; do
     flags=()
     [[ "$attempt" != public ]] && flags=(--random-seed "$attempt" --random-count 20)
     "$build/bin/grader" grade --submission "tests/fixtures/wrong_submissions/$name" --labs "$lab" \
-      --error-map "$dir" "${flags[@]}" >"$tmp/$name-$attempt.log" 2>&1 || true
+      --error-map "$dir" ${flags[@]+"${flags[@]}"} >"$tmp/$name-$attempt.log" 2>&1 || true
     [[ -d "$dir" ]] || continue
     IFS=',' read -r -a preferred <<<"$cases"
     for c in "${preferred[@]}"; do
@@ -52,7 +52,7 @@ for line in "${examples[@]}"; do
     [[ -n "$found" ]] && break
   done
   if [[ -z "$found" ]]; then
-    echo "$name: no failing run, so no map (grader output: $tmp/$name-*.log is removed on exit):" >&2
+    echo "$name: no failing run on any case set, so no map; the end of the grader's output:" >&2
     tail -n 20 "$tmp/$name-public.log" >&2 || true
     status=1
     continue
