@@ -5,11 +5,46 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 namespace convlab {
 
 double allowed_error(std::size_t terms, double abs_sum, Tolerance tol) {
   return static_cast<double>(terms) * tol.unit_roundoff * abs_sum + 1e-30;
+}
+
+const char* output_class_name(OutputClass c) {
+  switch (c) {
+    case OutputClass::correct: return "correct";
+    case OutputClass::out_of_tolerance: return "out of tolerance";
+    case OutputClass::not_finite: return "not finite";
+    case OutputClass::unwritten: return "unwritten";
+  }
+  return "?";
+}
+
+OutputClass classify_output(float got, double expected, double allowed) {
+  if (!std::isfinite(got)) {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &got, sizeof bits);
+    return bits == kPoisonBits ? OutputClass::unwritten : OutputClass::not_finite;
+  }
+  return std::fabs(static_cast<double>(got) - expected) > allowed ? OutputClass::out_of_tolerance
+                                                                  : OutputClass::correct;
+}
+
+std::vector<OutputClass> classify_outputs(const Tensor<float>& got, const Tensor<double>& expected,
+                                          const Tensor<double>& abs_sum, std::size_t terms, Tolerance tol) {
+  if (got.shape() != expected.shape() || got.shape() != abs_sum.shape()) {
+    throw std::invalid_argument(fmt::format("classify_outputs: output shape {}, reference {}, sums {} differ",
+                                            shape_string(got.shape()), shape_string(expected.shape()),
+                                            shape_string(abs_sum.shape())));
+  }
+  std::vector<OutputClass> classes(got.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    classes[i] = classify_output(got.data()[i], expected.data()[i], allowed_error(terms, abs_sum.data()[i], tol));
+  }
+  return classes;
 }
 
 CompareResult compare_outputs(const Tensor<float>& got, const Tensor<double>& expected,
@@ -26,25 +61,15 @@ CompareResult compare_outputs(const Tensor<float>& got, const Tensor<double>& ex
     const float g = got.data()[i];
     const double e = expected.data()[i];
     const double allowed = allowed_error(terms, abs_sum.data()[i], tol);
-    const char* kind = nullptr;
-    if (!std::isfinite(g)) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &g, sizeof bits);
-      if (bits == kPoisonBits) {
-        kind = "unwritten";
-        ++r.unwritten;
-      } else {
-        kind = "not finite";
-        ++r.not_finite;
-      }
-    } else {
-      const double err = std::fabs(static_cast<double>(g) - e);
-      r.worst_error_ratio = std::max(r.worst_error_ratio, err / allowed);
-      if (err > allowed) kind = "out of tolerance";
+    const OutputClass c = classify_output(g, e, allowed);
+    if (std::isfinite(g)) {
+      r.worst_error_ratio = std::max(r.worst_error_ratio, std::fabs(static_cast<double>(g) - e) / allowed);
     }
-    if (kind == nullptr) continue;
+    if (c == OutputClass::correct) continue;
+    if (c == OutputClass::unwritten) ++r.unwritten;
+    if (c == OutputClass::not_finite) ++r.not_finite;
     ++r.bad;
-    if (r.first.size() < keep) r.first.push_back({got.unravel(i), e, g, allowed, kind});
+    if (r.first.size() < keep) r.first.push_back({got.unravel(i), e, g, allowed, output_class_name(c)});
   }
   return r;
 }

@@ -95,6 +95,8 @@ std::vector<ConvLayerCase> hand_conv_layer_cases() {
       "3x3 the blog printed; centre value Y[2][2] = X[1][1]+X[3][3] = 7+9 = 16",
       Tensor<float>({1, 1, 5, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5}),
       Tensor<float>({1, 1, 2, 2}, {1, 0, 0, 1}), {1, 1, 2}));
+  // Not a case: the blog's padding-1, stride-2 example (section 2.4.3) prints a 3x3 output but
+  // never gives its filter, so the output cannot be recomputed (docs/sources.md, Errata).
   cases.push_back(layer_case(
       "hand_lecture_unroll_c3_k2",
       "conv-layer lecture's unrolling example: 3 channels of 3x3, K=2, Hout=Wout=2; two filters",

@@ -6,7 +6,8 @@
 //      context is gone, and the grader runs each lab in a child process for this reason);
 //   3. guard bands and inputs are checked for stray writes; the output is compared with the
 //      reference under the tolerance rule;
-//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats).
+//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats);
+//      if it failed and --error-map DIR was given, its error map is drawn (error_map.hpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "convlab/dataset.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
+#include "convlab/error_map.hpp"
 #include "convlab/event_timer.cuh"
 #include "convlab/lab_api.cuh"
 #include "convlab/npy.hpp"
@@ -43,6 +45,7 @@ struct Options {
   std::vector<std::string> variants;
   std::string json_path;
   std::string output_dir;
+  std::string error_map_dir;
   bool check = true;
   bool time = true;
   bool list = false;
@@ -92,6 +95,8 @@ struct Result {
   double bytes = 0;         // one read of the inputs, one write of the output
   double flops = 0;         // 2 per multiply-add
   std::string output_file;
+  std::vector<std::ptrdiff_t> output_guard_hits;  // offsets of changed guard elements of the output
+  std::string error_map_file;
 };
 
 Result failed_result(std::string case_id, std::string variant, std::string shape, Status status,
@@ -125,23 +130,28 @@ struct MemoryProblems {
 // Everything a run needs that does not depend on the problem: buffers to check and a
 // callback that downloads the output.
 struct RunContext {
+  std::string lab_id;
   Options opt;
   std::optional<Ceilings> ceilings;
   DeviceInfo device;
 };
 
 // Runs `launch` once and checks everything but the values. Returns nothing when the run was
-// clean, else what it did wrong. Rethrows sticky CUDA errors.
+// clean, else what it did wrong. Rethrows sticky CUDA errors. The output buffer is the last of
+// `buffers`; its changed guard offsets go to `output_guard_hits` (for the error map).
 template <class Launch>
 MemoryProblems run_once_and_check_memory(Launch launch, const std::vector<std::pair<std::string, const DeviceBuffer<float>*>>& buffers,
-                                      const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs) {
+                                      const std::vector<std::pair<std::string, std::pair<const DeviceBuffer<float>*, const Tensor<float>*>>>& inputs,
+                                      std::vector<std::ptrdiff_t>& output_guard_hits) {
   reset_not_implemented();
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());
   MemoryProblems problems;
-  for (const auto& [name, buf] : buffers) {
-    const GuardReport g = buf->check_guards();
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const auto& [name, buf] = buffers[i];
+    GuardReport g = buf->check_guards();
     if (!g.clean()) problems.add(g.describe(name), reason::kOutOfBoundsWrite);
+    if (i + 1 == buffers.size()) output_guard_hits = std::move(g.offsets);
   }
   for (const auto& [name, pair] : inputs) {
     const auto& [buf, host] = pair;
@@ -193,6 +203,21 @@ void finish_with_values(Result& r, const RunContext& ctx, const Tensor<float>& g
   r.details = cmp.details();
 }
 
+// A failing, checked run that is not a stub gets its error map (a stub's would be all unwritten).
+void draw_error_map_if_failed(Result& r, const RunContext& ctx, const std::string& case_name, int mask_width,
+                              const Tensor<float>& got, const std::optional<Tensor<double>>& expected,
+                              const std::function<Tensor<double>()>& abs_sum, std::size_t terms, Tolerance tol) {
+  if (ctx.opt.error_map_dir.empty() || r.status != Status::fail || !expected || !ctx.opt.check) return;
+  if (lab_reported_not_implemented(nullptr)) return;
+  try {
+    const ErrorMapRun run{ctx.lab_id, r.variant, case_name, r.case_id, mask_width};
+    r.error_map_file = write_error_map(ctx.opt.error_map_dir, run, got, *expected, abs_sum(), terms, tol,
+                                       r.output_guard_hits).string();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: no error map for {} {}: {}\n", ctx.lab_id, r.variant, r.case_id, e.what());
+  }
+}
+
 void time_if_passed(Result& r, const RunContext& ctx, const std::function<void()>& launch) {
   if (!ctx.opt.time || (r.status != Status::pass && r.status != Status::unchecked)) return;
   TimingOptions t;
@@ -235,8 +260,10 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
   P.download(got.data());
   write_output(r, ctx, c.info.name, got);
-  finish_with_values(r, ctx, got, c.expected, [&] { return conv2d_abs_sum(c.image, c.mask); },
-                     s.terms_per_output(), v.tolerance, mem);
+  const auto abs_sum = [&] { return conv2d_abs_sum(c.image, c.mask); };
+  finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
+  draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
+                           v.tolerance);
   time_if_passed(r, ctx, launch);
   return r;
 }
@@ -268,8 +295,10 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
   Y.download(got.data());
   write_output(r, ctx, c.info.name, got);
-  finish_with_values(r, ctx, got, c.expected, [&] { return conv_layer_abs_sum(c.x, c.w, c.params()); },
-                     s.terms_per_output(), v.tolerance, mem);
+  const auto abs_sum = [&] { return conv_layer_abs_sum(c.x, c.w, c.params()); };
+  finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
+  draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
+                           v.tolerance);
   time_if_passed(r, ctx, launch);
   return r;
 }
@@ -296,6 +325,7 @@ void print_result(const Result& r, const std::string& lab_id, const RunContext& 
   }
   fmt::print("{}\n", line);
   if (!ctx.opt.quiet && !r.details.empty()) fmt::print("{}", r.details);
+  if (!ctx.opt.quiet && !r.error_map_file.empty()) fmt::print("  error map: {}\n", r.error_map_file);
   std::fflush(stdout);
 }
 
@@ -305,6 +335,8 @@ json result_json(const Result& r, const RunContext& ctx) {
             {"bytes", r.bytes}, {"flops", r.flops}};
   if (!r.details.empty()) j["first_mismatches"] = r.details;
   if (!r.output_file.empty()) j["output_file"] = r.output_file;
+  if (!r.output_guard_hits.empty()) j["output_guard_offsets"] = r.output_guard_hits;
+  if (!r.error_map_file.empty()) j["error_map"] = r.error_map_file;
   if (r.timing) {
     const double sec = r.timing->median_ms * 1e-3;
     j["time_ms"] = {{"median", r.timing->median_ms}, {"min", r.timing->min_ms},
@@ -378,6 +410,9 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   app.add_flag("--list", opt.list, "list the lab's variants and exit");
   app.add_option("--json", opt.json_path, "also write the results (with --list: the variants) as JSON to FILE ('-' for stdout)");
   app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
+  app.add_option("--error-map", opt.error_map_dir,
+                 "for each failing run, draw DIR/<lab>__<variant>__<case>.png: correct, wrong, not finite and "
+                 "unwritten outputs and writes past the output buffer, over the image and the lab's tile grid");
   app.add_flag("!--no-check", opt.check, "do not compare with expected outputs");
   app.add_flag("!--no-time", opt.time, "do not time");
   app.add_flag("--quiet", opt.quiet, "no mismatch details");
@@ -424,7 +459,18 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     return kExitUsage;
   }
 
+  if (!opt.error_map_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(opt.error_map_dir, ec);
+    if (ec || !fs::is_directory(opt.error_map_dir)) {
+      fmt::print(stderr, "{}: --error-map {}: cannot create the folder{}\n", lab.id, opt.error_map_dir,
+                 ec ? ": " + ec.message() : "");
+      return kExitUsage;
+    }
+  }
+
   RunContext ctx;
+  ctx.lab_id = lab.id;
   ctx.opt = opt;
   std::string why;
   const auto device = query_device(&why);

@@ -7,6 +7,8 @@
 //
 // Shapes: N, P are height×width row-major; M is K×K row-major; all device pointers.
 // Build and run:  cmake --build --preset gpu --target lab01 && build/bin/lab01 datasets/conv2d
+// New to CUDA or to the runner's output (PASS/FAIL lines, mismatches, --error-map): start
+// with labs/00-start/README.md.
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 

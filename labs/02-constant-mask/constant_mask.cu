@@ -8,6 +8,8 @@
 //
 // Shapes: N, P are height×width row-major; M (device) is K×K row-major, K ≤ 17; block 32×8.
 // Build and run:  cmake --build --preset gpu --target lab02 && build/bin/lab02 datasets/conv2d
+// New to CUDA or to the runner's output (PASS/FAIL lines, mismatches, --error-map): start
+// with labs/00-start/README.md.
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 

@@ -10,6 +10,8 @@
 //
 // Shapes: N, P height×width row-major; mask K×K in constant memory (K odd, 1..17); block I×I.
 // Build and run:  cmake --build --preset gpu --target lab04 && build/bin/lab04 datasets/conv2d
+// New to CUDA or to the runner's output (PASS/FAIL lines, mismatches, --error-map): start
+// with labs/00-start/README.md.
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_config.hpp"
 

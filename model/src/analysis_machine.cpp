@@ -4,6 +4,8 @@
 // having them here is that the tables and the tests use the same line.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "convlab/analysis.hpp"
 
@@ -11,6 +13,16 @@ namespace convlab::analysis {
 
 namespace {
 constexpr double kFlopsPerFma = 2.0;
+}
+
+int max_resident_threads_per_sm(int major, int minor) {
+  if (major == 2) return 1536;
+  if (major == 3) return 2048;
+  if (major == 8 && minor == 0) return 2048;
+  if (major == 8 && (minor == 6 || minor == 9)) return 1536;
+  if (major == 9 && minor == 0) return 2048;
+  throw std::out_of_range("max_resident_threads_per_sm: compute capability " + std::to_string(major) + "." +
+                          std::to_string(minor) + " is not listed");
 }
 
 double untiled_bytes_per_flop() {

@@ -75,6 +75,12 @@ std::vector<std::string> notes(const AnalysisReport& r) {
   if (r.config.untiled()) out.push_back("the untiled kernels load inside the compute loop: no load phase");
   out.push_back("counts are thread-level accesses, as ncu's smsp__sass_data_bytes_mem_global_op_ld.sum "
                 "/ 4 reports them; ghost cells are never loaded; caches are not modelled");
+  if (r.config.strategy == Strategy::untiled_global_mask) {
+    out.push_back("the mask loads are the exception: all 32 threads of a warp read the same M[p][q], so they "
+                  "are counted once per warp per tap that is in the image for some active thread (warp-uniform, "
+                  "as the profiler counts them); per thread the kernel reads a mask float and an input float "
+                  "per multiply-add, 8 bytes per 2 flops");
+  }
   out.push_back("a warp diverges in a phase if its active threads disagree at some branch (loop "
                 "tests included); the compiler may predicate short branches, so a profiler's "
                 "divergent-branch count can be 0 while warp execution efficiency drops");

@@ -551,8 +551,8 @@ LectureTable paper_bound() {
 LectureTable paper_claims() {
   LectureTable t;
   t.name = "paper-claims";
-  t.title = "The paper's text against its own tables";
-  t.source = fmt::format("{}: Sections 1-2 and Tables 2-4", kPaper);
+  t.title = "The paper's text against its own tables and the hardware's limits";
+  t.source = fmt::format("{}: Sections 1-2, Tables 2-4 and footnote 1", kPaper);
   t.key_headers = {"claim"};
   t.value_headers = {"value"};
   // Speedups vs ArrayFire for filters 2x2..7x7 (Tables 3 and 4): the data the claims summarise.
@@ -575,8 +575,18 @@ LectureTable paper_claims() {
                     {compare(published("4.5x"), std::max(hi(fermi, 0), hi(kepler, 0)), 1, "x")}});
   t.rows.push_back({{"texture fill rate, Kepler / Fermi (129 / 49.4 Gtexels/s)"},
                     {compare(published("2.6x"), 129.0 / 49.4, 3, "x")}});
-  t.notes.push_back("the exact column here is the paper's own table data, summarised; nothing is "
-                    "modelled");
+  // Footnote 1 gives the resident threads per SM one generation low.
+  const int fermi_threads = max_resident_threads_per_sm(2, 0), kepler_threads = max_resident_threads_per_sm(3, 0);
+  t.rows.push_back({{"threads per SM, Fermi C2050 (footnote 1)"},
+                    {compare(published("512"), fermi_threads, 0, "",
+                             fmt::format("compute capability 2.x allows {} resident threads per SM; 512 is the "
+                                         "limit of compute capability 1.x blocks, not Fermi's SM", fermi_threads))}});
+  t.rows.push_back({{"threads per SM, Kepler GTX680 (footnote 1)"},
+                    {compare(published("1536"), kepler_threads, 0, "",
+                             fmt::format("compute capability 3.x allows {} resident threads per SM; 1536 is "
+                                         "Fermi's figure", kepler_threads))}});
+  t.notes.push_back("the exact column here is the paper's own table data, summarised, and for the threads per "
+                    "SM the CUDA Programming Guide's limits per compute capability; nothing is modelled");
   return t;
 }
 
@@ -635,7 +645,9 @@ LectureTable roofline(const GpuColumns& gpu) {
   }
   t.notes.insert(t.notes.begin(),
                  "not in the sources: the model's counts through the blog's roofline. Bytes = input "
-                 "and mask loads and output stores, thread-level (no caches, as in the lecture); "
+                 "loads (thread-level), lab 01's mask loads (one per warp per tap: all 32 lanes read "
+                 "the same element, so it is counted as the profiler counts it, docs/design.md "
+                 "'Analysis'), and output stores; no caches, as in the lecture; "
                  "flops = 2 per multiply-add with an in-image input. Real caches absorb most of "
                  "the untiled kernels' reuse (docs/design.md, GPU facts).");
   return t;

@@ -282,6 +282,11 @@ TEST_CASE("analysis: configurations are validated", "[analysis]") {
 TEST_CASE("analysis: machine balance, roofline, the talk and the paper", "[analysis]") {
   const Machine gpu2010{"~2010", 150e9, 1000e9};
   CHECK(untiled_bytes_per_flop() == 2.0);
+  // The paper's footnote 1 (docs/sources.md, Errata): Fermi 1536, Kepler 2048 threads per SM.
+  CHECK(max_resident_threads_per_sm(2, 0) == 1536);
+  CHECK(max_resident_threads_per_sm(3, 5) == 2048);
+  CHECK(max_resident_threads_per_sm(9, 0) == 2048);
+  CHECK_THROWS_AS(max_resident_threads_per_sm(1, 3), std::out_of_range);
   CHECK(bandwidth_limited_flops(gpu2010, 1.0) == Approx(75e9));
   CHECK(percent_of_peak(gpu2010, 1.0) == Approx(7.5));
   CHECK(percent_of_peak(gpu2010, 100.0) == 100.0);

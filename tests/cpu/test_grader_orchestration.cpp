@@ -7,6 +7,9 @@
 
 #include <algorithm>
 
+#include <stb_image.h>
+
+#include "convlab/error_map.hpp"
 #include "grader_test_support.hpp"
 #include "engine/judge.hpp"
 #include "engine/reasons.hpp"
@@ -113,6 +116,53 @@ TEST_CASE("grader: the runner's reason tags decide, never the words of its messa
     CHECK(l.correctness.passed == 2);
     CHECK(l.reasons == std::vector<std::string>{reason::kRunnerError});
     CHECK_THAT(l.correctness.failures.at(0).message, Catch::Contains("wrote into its input"));
+  }
+}
+
+TEST_CASE("grader: --error-map draws each failing run as lab__variant__case.png except a stub's", "[grader]") {
+  TempDir tmp("grade-error-map");
+  GradeSettings settings = test_settings();
+  settings.error_map_dir = tmp.path() / "maps";
+  fs::create_directories(*settings.error_map_dir);
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(*settings.error_map_dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  SECTION("wrong values on one case: one picture, named in the record") {
+    const LabResult l = grade_fake(tmp, "--fake wrong --fake-case k3_7x9", settings).lab;
+    CHECK(files() == std::vector<std::string>{"lab01__v1__k3_7x9.png"});
+    REQUIRE(l.correctness.failures.size() == 1);
+    CHECK(l.correctness.failures[0].error_map == (*settings.error_map_dir / "lab01__v1__k3_7x9.png").string());
+  }
+  SECTION("a write just past the output: the guard strip shows it") {
+    grade_fake(tmp, "--fake guard --fake-case k5_16x16", settings);
+    REQUIRE(files() == std::vector<std::string>{"lab01__v1__k5_16x16.png"});
+    int w = 0, h = 0, n = 0;
+    unsigned char* px = stbi_load((*settings.error_map_dir / "lab01__v1__k5_16x16.png").string().c_str(), &w, &h, &n, 3);
+    REQUIRE(px != nullptr);
+    ErrorMapInput in;  // the same grid, to find the cells' pixels
+    in.height = in.width = 16;
+    in.classes.assign(256, OutputClass::correct);
+    in.guard_hits = {256};
+    const ErrorMapLayout lay = error_map_layout(in);
+    auto at = [&](int x, int y) {
+      const std::size_t i = 3 * (static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x));
+      return Rgb{px[i], px[i + 1], px[i + 2]};
+    };
+    const int gap = std::max(2, lay.cell / 2), half = lay.cell / 2;
+    const Rgb just_after = at(lay.origin_x + half, lay.origin_y + 16 * lay.cell + gap + half);
+    const Rgb next_one = at(lay.origin_x + lay.cell + half, lay.origin_y + 16 * lay.cell + gap + half);
+    const Rgb inside = at(lay.origin_x + 5 * lay.cell + half, lay.origin_y + 5 * lay.cell + half);
+    stbi_image_free(px);
+    CHECK(just_after == error_map_colour::kGuardHit);
+    CHECK(next_one == error_map_colour::kGuardIntact);
+    CHECK(inside == error_map_colour::kCorrect);  // the values are right
+  }
+  SECTION("a stub draws nothing: its map would be all unwritten") {
+    grade_fake(tmp, "--fake not-implemented", settings);
+    CHECK(files().empty());
   }
 }
 

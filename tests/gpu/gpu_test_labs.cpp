@@ -10,6 +10,7 @@
 #include <random>
 
 #include "convlab/datagen.hpp"
+#include "convlab/npy.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
 #include "test_paths.hpp"
@@ -54,6 +55,41 @@ TEST_CASE("gpu: solution01 passes a fresh random set", "[gpu][lab01]") {
   for (const Conv2dSpec& s : specs) write_case(dir / "conv2d" / s.name, generate_case(s));
   const LabRun r = run_lab("solution01", dir / "conv2d", {"--no-time"});
   expect_all_pass(r, 4 * static_cast<int>(specs.size()));
+}
+
+TEST_CASE("gpu: --error-map draws each failing run and nothing for a pass or a stub", "[gpu][error_map]") {
+  // A correct kernel against a reference made wrong on purpose: rows 20 and below of the
+  // expected output are off by one, so exactly 17 × 53 = 901 outputs fail, all out of tolerance.
+  const fs::path dir = fs::temp_directory_path() / "convlab-gpu-error-map";
+  fs::remove_all(dir);
+  const fs::path c = dir / "cases" / "conv2d" / "k5_37x53";
+  fs::create_directories(c);
+  for (const char* f : {"case.json", "input.npy", "mask.npy"}) fs::copy_file(kDatasets / "conv2d" / "k5_37x53" / f, c / f);
+  Tensor<double> expected = read_npy_f64(kDatasets / "conv2d" / "k5_37x53" / "expected.npy");
+  for (std::size_t i = 20 * 53; i < expected.size(); ++i) expected.data()[i] += 1.0;
+  write_npy(c / "expected.npy", expected);
+
+  const fs::path maps = dir / "maps";
+  const LabRun r = run_lab("solution03", dir / "cases", {"--no-time", "--error-map", maps.string()});
+  CHECK(r.process.exit_code == 1);
+  REQUIRE(r.report.at("results").size() == 1);
+  const auto& res = r.report.at("results").at(0);
+  CHECK(res.at("status") == "FAIL");
+  CHECK(res.at("message") == "901 of 1961 outputs wrong (0 unwritten, 0 not finite, 901 out of tolerance)");
+  const fs::path png = maps / "lab03__tiled_output__k5_37x53.png";
+  CHECK(res.value("error_map", "") == png.string());
+  REQUIRE(fs::exists(png));
+  CHECK(fs::file_size(png) > 100);
+
+  // The same case with the true reference passes: no picture. The stub: no picture either.
+  fs::remove_all(maps);
+  write_npy(c / "expected.npy", read_npy_f64(kDatasets / "conv2d" / "k5_37x53" / "expected.npy"));
+  run_lab("solution03", dir / "cases", {"--no-time", "--error-map", maps.string()});
+  CHECK((!fs::exists(maps) || fs::is_empty(maps)));
+  const LabRun stub = run_lab("lab03", dir / "cases", {"--no-time", "--error-map", maps.string()});
+  CHECK(stub.report.at("results").at(0).at("status") == "FAIL");
+  CHECK((!fs::exists(maps) || fs::is_empty(maps)));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("gpu: every stub fails every case it runs, saying 'not implemented'", "[gpu][stubs]") {

@@ -345,6 +345,7 @@ int main(int argc_in, char** argv_in) {
         r["status"] = "FAIL";
         r["message"] = "out-of-bounds write: 0 element(s) written just before P and 1 just after it (first at element offset 35)";
         r["reasons"] = {reason::kOutOfBoundsWrite};
+        r["output_guard_offsets"] = json::array({static_cast<long long>(out.size())});  // the element just after
       } else if (mode == "tag-not-prose") {
         r["status"] = "FAIL";
         r["message"] = "out-of-bounds write (not really: the tag says what happened)";

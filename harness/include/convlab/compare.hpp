@@ -35,6 +35,23 @@ struct Tolerance {
 /// @param tol the unit roundoff u of the arithmetic
 double allowed_error(std::size_t terms, double abs_sum, Tolerance tol);
 
+/// What one output element is, by the comparison rule.
+enum class OutputClass : std::uint8_t {
+  correct,           ///< written, finite, within the allowed error
+  out_of_tolerance,  ///< written and finite, but too far from the reference
+  not_finite,        ///< a NaN or infinity the kernel computed
+  unwritten,         ///< still the poison pattern (kPoisonBits): never written
+};
+
+/// "correct", "out of tolerance", "not finite" or "unwritten" (the words of Mismatch::kind).
+const char* output_class_name(OutputClass c);
+
+/// Classifies one output element: the single rule compare_outputs() and the error maps share.
+/// @param got what the kernel wrote
+/// @param expected the reference value
+/// @param allowed the allowed absolute error there (allowed_error())
+OutputClass classify_output(float got, double expected, double allowed);
+
 /// One wrong output element.
 struct Mismatch {
   std::vector<std::size_t> index;  ///< its coordinates
@@ -74,5 +91,10 @@ struct CompareResult {
 CompareResult compare_outputs(const Tensor<float>& got, const Tensor<double>& expected,
                               const Tensor<double>& abs_sum, std::size_t terms, Tolerance tol,
                               std::size_t keep = 8);
+
+/// Classifies every element of an output (row-major, as `got`), for an error map.
+/// @throws std::invalid_argument if the shapes of `got`, `expected` and `abs_sum` differ
+std::vector<OutputClass> classify_outputs(const Tensor<float>& got, const Tensor<double>& expected,
+                                          const Tensor<double>& abs_sum, std::size_t terms, Tolerance tol);
 
 }  // namespace convlab

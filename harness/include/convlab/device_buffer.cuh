@@ -28,6 +28,7 @@ struct GuardReport {
   std::size_t before = 0;        ///< guard elements overwritten before the data
   std::size_t after = 0;         ///< guard elements overwritten after the data
   std::ptrdiff_t first = 0;      ///< element offset of the first one, relative to data() (negative: before)
+  std::vector<std::ptrdiff_t> offsets;  ///< every changed guard element's offset, as `first` (for error maps)
   /// True when no guard element changed.
   [[nodiscard]] bool clean() const { return before == 0 && after == 0; }
   /// "3 elements written before the buffer (first at offset -1) and 0 after".
@@ -86,6 +87,7 @@ class DeviceBuffer {
         (before ? report.before : report.after)++;
         const std::ptrdiff_t off = before ? static_cast<std::ptrdiff_t>(e) - static_cast<std::ptrdiff_t>(guard_)
                                           : static_cast<std::ptrdiff_t>(size_ + e);
+        report.offsets.push_back(off);
         if (!seen) { report.first = off; seen = true; }
       }
     };

@@ -326,6 +326,15 @@ struct Machine {
   double flops_per_s = 0;    ///< peak float32 rate, flops per second (2 per FMA)
 };
 
+/// The most threads that can be resident on one SM, by compute capability, as the CUDA C++
+/// Programming Guide's "Technical Specifications per Compute Capability" table gives them:
+/// 1536 for 2.x (Fermi), 2048 for 3.x (Kepler), 9.0 (Hopper) and 8.0 (A100), 1536 for 8.6 and 8.9.
+/// @param major compute capability, major
+/// @param minor compute capability, minor
+/// @return threads per SM
+/// @throws std::out_of_range for a compute capability not listed here
+int max_resident_threads_per_sm(int major, int minor);
+
 /// Bytes of global memory per flop in untiled convolution: each multiply-add (2 flops) reads
 /// one 4-byte input (the mask comes from the constant cache).
 /// @return 2.0

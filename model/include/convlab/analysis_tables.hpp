@@ -111,7 +111,7 @@ struct TableRow {
 struct LectureTable {
   std::string name;    ///< stable identifier, e.g. "reduction-1d"
   std::string title;   ///< e.g. "Bandwidth reduction, 1D, interior tile"
-  std::string source;  ///< where it is published, e.g. "seeds/002 (Lecture 9), 'Bandwidth Reduction for 1D'"
+  std::string source;  ///< where it is published, e.g. "[lecture-tiling] (ECE408 Lecture 9, ...): 'Bandwidth Reduction for 1D'"
   std::vector<std::string> key_headers;    ///< headers of the key columns
   std::vector<std::string> value_headers;  ///< headers of the value columns
   std::vector<TableRow> rows;              ///< the rows

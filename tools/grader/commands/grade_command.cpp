@@ -23,6 +23,9 @@ void add_grade_command(CLI::App& app, int& exit_code) {
   solutions->excludes(submission);
   add_common_grade_options(cmd, *o);
   cmd->add_option("--gradescope", o->gradescope, "write Gradescope's results.json to FILE (atomically)");
+  cmd->add_option("--error-map", o->error_map,
+                  "draw each failing run's error map as DIR/<lab>__<variant>__<case>.png (correct, wrong, not finite "
+                  "and unwritten outputs, writes past the output buffer, the lab's tile grid)");
   cmd->callback([o, &exit_code] {
     if (!o->submission.empty() && !fs::is_directory(o->submission)) {
       fmt::print(stderr, "grader: error: --submission {}: no such folder\n", o->submission);

@@ -43,7 +43,7 @@ Plan make_plan(const LabListing& listing, const std::vector<const GradingCase*>&
         continue;
       }
       pc.runs.push_back(plan.records.size());
-      plan.records.push_back({c->info.id(), v.name, Verdict::not_run, {}, "", ""});
+      plan.records.push_back({c->info.id(), v.name, Verdict::not_run, {}, "", "", ""});
       plan.variant_of.push_back(&v);
       plan.case_of.push_back(c);
       plan.settled.push_back(0);
@@ -55,9 +55,9 @@ Plan make_plan(const LabListing& listing, const std::vector<const GradingCase*>&
   return plan;
 }
 
-void judge_entry(const RunnerEntry& entry, RunRecord& rec, const VariantInfo& v, const GradingCase& c,
-                 const fs::path& output_dir, GradingEnvironment& env) {
-  const fs::path output = output_file(output_dir, c.info.name, v.name);
+// The verdict on one run from the runner's entry and the output file.
+void judge_values(const RunnerEntry& entry, RunRecord& rec, const VariantInfo& v, const GradingCase& c,
+                  const fs::path& output, GradingEnvironment& env) {
   if (entry.status == "RAN" || entry.status == "PASS") {
     const Judgement j = judge_output(output, env.expectations().get(c), v.tolerance);
     rec.verdict = j.pass ? Verdict::pass : Verdict::fail;
@@ -89,6 +89,31 @@ void judge_entry(const RunnerEntry& entry, RunRecord& rec, const VariantInfo& v,
       rec.details = j.details;
     }
   }
+}
+
+// grade --error-map: a failing run with an output gets its picture (a stub's, all unwritten, does not).
+void draw_map_if_failed(const RunnerEntry& entry, RunRecord& rec, const std::string& lab_id, const VariantInfo& v,
+                        const GradingCase& c, const fs::path& output, GradingEnvironment& env) {
+  const auto& dir = env.settings().error_map_dir;
+  if (!dir || rec.verdict != Verdict::fail) return;
+  if (std::find(rec.reasons.begin(), rec.reasons.end(), reason::kNotImplemented) != rec.reasons.end()) return;
+  const int k = c.info.problem == Problem::conv2d ? c.info.conv2d.mask_width : c.info.layer.mask_width;
+  const ErrorMapRun run{lab_id, v.name, c.info.name, c.info.id(), k};
+  std::string why;
+  const auto file = draw_error_map(*dir, run, output, env.expectations().get(c), v.tolerance,
+                                   entry.output_guard_offsets, why);
+  if (file) {
+    rec.error_map = file->string();
+  } else if (fs::exists(output)) {
+    env.progress(fmt::format("{}: no error map for {} {}: {}", lab_id, v.name, c.info.id(), why));
+  }
+}
+
+void judge_entry(const RunnerEntry& entry, RunRecord& rec, const std::string& lab_id, const VariantInfo& v,
+                 const GradingCase& c, const fs::path& output_dir, GradingEnvironment& env) {
+  const fs::path output = output_file(output_dir, c.info.name, v.name);
+  judge_values(entry, rec, v, c, output, env);
+  draw_map_if_failed(entry, rec, lab_id, v, c, output, env);
 }
 
 // The first line of the runner's output that starts with `prefix` ("TIMEOUT", "CRASH").
@@ -149,7 +174,7 @@ CorrectnessOutcome run_correctness(const LabInfo& lab, const fs::path& exe, cons
       for (std::size_t k = next; k < plan.cases.size(); ++k) {
         for (std::size_t i : plan.cases[k].runs) {
           if (plan.records[i].case_id == e.case_id && plan.records[i].variant == e.variant && !plan.decided(i)) {
-            judge_entry(e, plan.records[i], *plan.variant_of[i], *plan.case_of[i], report.output_dir, env);
+            judge_entry(e, plan.records[i], lab.id(), *plan.variant_of[i], *plan.case_of[i], report.output_dir, env);
             plan.settled[i] = 1;
           }
         }

@@ -21,6 +21,7 @@ struct RunRecord {
   std::vector<std::string> reasons;  ///< reason tags (reasons.hpp)
   std::string message;               ///< one line
   std::string details;               ///< first mismatches
+  std::string error_map;             ///< the run's error map (grade --error-map), when drawn
 };
 
 /// The correctness pass over the case set.

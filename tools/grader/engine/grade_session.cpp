@@ -161,6 +161,17 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
     }
   }
   if (o.profile) settings.ncu = find_tool("ncu");
+  if (!o.error_map.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.error_map, ec);
+    if (ec || !fs::is_directory(o.error_map)) {
+      fmt::print(stderr, "grader: error: --error-map {}: cannot create the folder{}\n", o.error_map,
+                 ec ? ": " + ec.message() : "");
+      exit_code = kUsageError;
+      return;
+    }
+    settings.error_map_dir = fs::absolute(o.error_map);
+  }
   if (!o.no_sandbox) {
     std::vector<fs::path> tools;
     for (const auto& t : {settings.compute_sanitizer, settings.ncu}) {

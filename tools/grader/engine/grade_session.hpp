@@ -43,6 +43,7 @@ struct GradeOptions {
   bool quiet = false;
   bool keep_work = false;
   bool no_sandbox = false;         ///< run the submissions' steps unsandboxed (reports say so)
+  std::string error_map;           ///< grade: draw each failing run's error map into this folder
 };
 
 /// Adds the options shared by grade and batch to `cmd`.

@@ -32,6 +32,8 @@ struct GradeSettings {
   int max_crash_restarts = 3;     ///< fresh processes after crashes, per lab
   int process_grace_s = 30;       ///< the grader kills a child this long after all its runs' timeouts
   std::size_t sanitize_max_outputs = 4096;  ///< "small case": at most this many outputs
+  /// grade --error-map DIR: each failing run's map as DIR/<lab>__<variant>__<case>.png.
+  std::optional<std::filesystem::path> error_map_dir;
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
   /// The sandbox every lab run goes in (engine/grading_sandbox.hpp); nullopt: --no-sandbox.
   std::optional<SandboxSpec> sandbox;

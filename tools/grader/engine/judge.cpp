@@ -36,6 +36,22 @@ Judgement judge_output(const std::filesystem::path& output, const Expectation& e
   return j;
 }
 
+std::optional<std::filesystem::path> draw_error_map(const std::filesystem::path& dir, const ErrorMapRun& run,
+                                                    const std::filesystem::path& output, const Expectation& e,
+                                                    Tolerance tol, const std::vector<std::ptrdiff_t>& guard_offsets,
+                                                    std::string& why) {
+  try {
+    if (!std::filesystem::exists(output)) {
+      why = "the run wrote no output";
+      return std::nullopt;
+    }
+    return write_error_map(dir, run, read_npy_f32(output), e.expected, e.abs_sum, e.terms, tol, guard_offsets);
+  } catch (const std::exception& ex) {
+    why = ex.what();
+    return std::nullopt;
+  }
+}
+
 bool unsupported_device(const std::string& message) {
   for (const char* s : {"cudaErrorNoKernelImageForDevice", "cudaErrorUnsupportedPtxVersion", "cudaErrorInsufficientDriver",
                         "cudaErrorInvalidKernelImage", "cudaErrorUnsupportedDevSideSync"}) {

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/case_set.hpp"
 #include "convlab/compare.hpp"
+#include "convlab/error_map.hpp"
 
 namespace convlab::grader {
 
@@ -23,6 +25,15 @@ struct Judgement {
 
 /// Reads `output` (a float32 .npy) and compares it with `e` under `tol`.
 Judgement judge_output(const std::filesystem::path& output, const Expectation& e, Tolerance tol);
+
+/// Draws the error map of a failing output into `dir` (error_map.hpp), or says why not.
+/// @param output the run's .npy
+/// @param guard_offsets the output buffer's changed guard elements, as the runner reported them
+/// @return the PNG written, or nullopt with the reason in `why` (no output, unreadable, wrong shape)
+std::optional<std::filesystem::path> draw_error_map(const std::filesystem::path& dir, const ErrorMapRun& run,
+                                                    const std::filesystem::path& output, const Expectation& e,
+                                                    Tolerance tol, const std::vector<std::ptrdiff_t>& guard_offsets,
+                                                    std::string& why);
 
 /// True when `message` says the GPU cannot run the code at all (no kernel image for this
 /// architecture, a driver too old): the lab cannot be graded here, which is not its fault.

@@ -30,6 +30,10 @@ std::vector<LabInfo> discover_labs(const fs::path& labs_dir) {
   for (const auto& entry : fs::directory_iterator(labs_dir, ec)) {
     const std::string folder = entry.path().filename().string();
     if (!entry.is_directory() || !std::regex_match(folder, name)) continue;
+    // A folder with nothing to compile is reading, not a lab (00-start, the start page).
+    bool has_source = false;
+    for (const auto& f : fs::directory_iterator(entry.path(), ec)) has_source |= f.is_regular_file() && is_source(f.path());
+    if (!has_source) continue;
     any = true;
     const bool known = std::any_of(labs::kLabs.begin(), labs::kLabs.end(),
                                    [&](const labs::LabEntry& l) { return folder == l.folder; });

@@ -19,7 +19,8 @@ struct LabInfo {
   [[nodiscard]] std::string id() const { return "lab" + number; }
 };
 
-/// The registry's labs, found under `labs_dir`, in number order.
+/// The registry's labs, found under `labs_dir`, in number order. A folder named NN-name that
+/// holds no source file is reading, not a lab (00-start, the start page), and is passed over.
 /// @throws std::runtime_error if the folder holds no lab folder (NN-name/), one the registry
 ///         does not list, or lacks one the registry lists.
 std::vector<LabInfo> discover_labs(const std::filesystem::path& labs_dir);

@@ -54,6 +54,15 @@ void read_report(const fs::path& path, RunnerReport& r) {
       entry.message = e.value("message", "");
       entry.reasons = reasons_at(e);
       entry.details = e.value("first_mismatches", "");
+      if (const auto g = e.find("output_guard_offsets"); g != e.end() && g->is_array() && g->size() <= 8192) {
+        for (const json& o : *g) {
+          if (!o.is_number_integer()) {
+            entry.output_guard_offsets.clear();
+            break;
+          }
+          entry.output_guard_offsets.push_back(o.get<std::ptrdiff_t>());
+        }
+      }
       if (const auto t = e.find("time_ms"); t != e.end() && t->is_object()) entry.time_ms = number_at(*t, "median");
       entry.gb_per_s = number_at(e, "effective_gb_per_s");
       entry.gflop_per_s = number_at(e, "gflop_per_s");

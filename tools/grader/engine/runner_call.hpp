@@ -39,6 +39,9 @@ struct RunnerEntry {
   std::string message;               ///< for people: never searched for reasons
   std::vector<std::string> reasons;  ///< the runner's tags (convlab/run_reasons.hpp), known ones only
   std::string details;
+  /// Offsets of the output buffer's changed guard elements ("output_guard_offsets"), for error
+  /// maps only: at most 2 × 4096 integers are read, anything malformed is ignored.
+  std::vector<std::ptrdiff_t> output_guard_offsets;
   std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
 };
 

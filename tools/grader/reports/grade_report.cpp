@@ -221,6 +221,7 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
       out += fmt::format("    {} {} {}: {}\n", r.verdict == RunRecord::Verdict::fail ? "FAIL" : "NOT RUN", r.case_id,
                          r.variant, r.message);
       if (!r.details.empty()) out += indent(r.details, "      ");
+      if (!r.error_map.empty()) out += fmt::format("      error map: {}\n", r.error_map);
     }
     if (c.failures.size() > shown) out += fmt::format("    ... and {} more (all in the JSON report)\n", c.failures.size() - shown);
     for (const SanitizerResult& san : l.sanitizers) {
@@ -284,6 +285,7 @@ json submission_json(const SubmissionResult& s) {
       json f = {{"case", r.case_id}, {"variant", r.variant}, {"verdict", verdict_name(r.verdict)},
                 {"reasons", r.reasons}, {"message", r.message}};
       if (!r.details.empty()) f["first_mismatches"] = r.details;
+      if (!r.error_map.empty()) f["error_map"] = r.error_map;
       failures.push_back(std::move(f));
     }
     json variants = json::array();
