@@ -256,7 +256,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
   auto launch = [&] { v.run(args); };
   const MemoryProblems mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
-                                                    {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}});
+                                                    {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}}, r.output_guard_hits);
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
   P.download(got.data());
   write_output(r, ctx, c.info.name, got);
@@ -290,7 +290,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
   auto launch = [&] { v.run(args); };
   const MemoryProblems mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
-                                                    {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}});
+                                                    {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}}, r.output_guard_hits);
   auto z = [](int d) { return static_cast<std::size_t>(d); };
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
   Y.download(got.data());
