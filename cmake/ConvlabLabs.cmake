@@ -76,3 +76,19 @@ if(TARGET convlab_solution07_kernels)
   # benchmarks) need it too.
   target_link_libraries(convlab_solution07_kernels PUBLIC convlab::runner)
 endif()
+# Lab 07 compiles configurations at run time from its own kernel source: a copy of it goes beside
+# each lab 07 executable (bin/lab07.kernel.cuh), which the grader's sandbox shows the lab.
+foreach(_lab07_kind lab solution)
+  if(TARGET ${_lab07_kind}07)
+    if(_lab07_kind STREQUAL "lab")
+      set(_lab07_root "${CONVLAB_LABS_DIR}")
+    else()
+      set(_lab07_root "${CONVLAB_SOLUTIONS_DIR}")
+    endif()
+    add_custom_command(TARGET ${_lab07_kind}07 POST_BUILD
+      COMMAND "${CMAKE_COMMAND}" -E copy_if_different
+              "${_lab07_root}/07-register-tiling/register_tiling_kernel.cuh"
+              "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
+      VERBATIM)
+  endif()
+endforeach()

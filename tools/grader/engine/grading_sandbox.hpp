@@ -28,6 +28,10 @@ std::optional<SandboxSpec> make_lab_sandbox(const std::string& pci_bus_id, const
 /// `build build.ninja: RERUN_CMAKE | ...`): absolute paths, as build.ninja lists them.
 std::vector<std::filesystem::path> build_rerun_inputs(const std::filesystem::path& build_dir);
 
+/// The compilers a configured build folder names in its CMakeCache.txt (C, C++, CUDA and its
+/// host compiler), those that exist: the compile's sandbox shows their installations.
+std::vector<std::filesystem::path> configured_compilers(const std::filesystem::path& build_dir);
+
 /// The compile's sandbox: `labs` without devices, plus the project's build inputs of
 /// `build_dir` and `programs` (cmake, ninja, nvcc: their install folders) read-only, and
 /// `build_dir` the one writable folder and the working folder.

@@ -94,6 +94,11 @@ std::vector<std::string> lab_sandbox_argv(const std::optional<SandboxSpec>& sand
   // driver's libraries are in every sandbox) and the staged inputs: no build folder, no
   // tuning file, no source tree.
   SandboxSpec spec = sandbox->with_read_only({exe});
+  // Lab 07 compiles configurations at run time from the copy of its own kernel source that the
+  // build puts beside it (bin/lab07.kernel.cuh): its own code, nothing the lab could not see.
+  if (const fs::path kernel = exe.string() + ".kernel.cuh"; fs::is_regular_file(kernel)) {
+    spec.read_only.push_back(kernel);
+  }
   spec.read_only.insert(spec.read_only.end(), inputs.begin(), inputs.end());
   spec.writable = writable;
   return sandbox_argv(spec, argv);

@@ -194,6 +194,10 @@ LabExecutable SubmissionBuilder::build(const LabInfo& lab, const fs::path& exe_d
   fs::create_directories(exe_dir);
   const fs::path exe = exe_dir / lab.id();
   fs::copy_file(built, exe, fs::copy_options::overwrite_existing);
+  // Lab 07's copy of its kernel source, which it compiles configurations from at run time.
+  if (const fs::path kernel = built.string() + ".kernel.cuh"; fs::is_regular_file(kernel)) {
+    fs::copy_file(kernel, exe.string() + ".kernel.cuh", fs::copy_options::overwrite_existing);
+  }
   result.exe = exe;
   return result;
 }
