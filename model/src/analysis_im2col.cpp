@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <vector>
 #include <stdexcept>
 
 namespace convlab::analysis {
@@ -32,6 +34,48 @@ long long axis_taps_inside(int n_out, int n_in, int k, int s, int p, int d) {
 // The solution's 16×16 tile of steps 1 and 2, and step 1's unroll buffer limit.
 constexpr int kTile = lab06::kGemmTileWidth;
 constexpr long long kMaxUnrollBytes = lab06::kUnrollBufferBytes;
+
+/// Step 2's words read twice in one warp instruction, per image and per row tile of the grid.
+///
+/// A warp of the 16×16 block is rows ty, ty+1 (ty even) of the B tile: X_unroll rows kb and
+/// kb+1 (kb even, since slices start at multiples of 16) over the tile's 16 columns. Lanes of
+/// one row read distinct words (distinct outputs, one tap); a word of row kb+1 is also read in
+/// row kb only when both rows are taps j, j+1 of one channel. For each column tile this counts,
+/// per tap j, the in-X words that taps j and j+1 share, times the channels whose row c·K²+j is
+/// even.
+long long fused_shared_words(const ConvLayerShape& s) {
+  const int K = s.mask_width, KK = K * K, Wo = s.out_width();
+  const long long HoWo = static_cast<long long>(s.out_height()) * Wo;
+  // Channels c with c·K² + j even: all or none when K² is even; every other one when it is odd.
+  auto channels_pairing = [&](int j) -> long long {
+    if (KK % 2 == 0) return j % 2 == 0 ? s.channels : 0;
+    return j % 2 == 0 ? (s.channels + 1) / 2 : s.channels / 2;
+  };
+  long long shared = 0;
+  std::vector<long long> words[2];
+  for (long long col0 = 0; col0 < HoWo; col0 += kTile) {
+    const long long cols = std::min<long long>(kTile, HoWo - col0);
+    for (int j = 0; j + 1 < KK; ++j) {
+      const long long n = channels_pairing(j);
+      if (n == 0) continue;
+      for (int side = 0; side < 2; ++side) {  // the in-X words (ih·W + iw) of taps j and j+1
+        const int p = (j + side) / K, q = (j + side) % K;
+        words[side].clear();
+        for (long long col = col0; col < col0 + cols; ++col) {
+          const long long ih = (col / Wo) * s.stride - s.padding + static_cast<long long>(p) * s.dilation;
+          const long long iw = (col % Wo) * s.stride - s.padding + static_cast<long long>(q) * s.dilation;
+          if (ih >= 0 && ih < s.height && iw >= 0 && iw < s.width) words[side].push_back(ih * s.width + iw);
+        }
+        std::sort(words[side].begin(), words[side].end());
+      }
+      std::vector<long long> both;
+      std::set_intersection(words[0].begin(), words[0].end(), words[1].begin(), words[1].end(),
+                            std::back_inserter(both));
+      shared += n * static_cast<long long>(both.size());
+    }
+  }
+  return shared;
+}
 
 }  // namespace
 
@@ -86,6 +130,7 @@ Im2colAnalysis analyze_im2col(const ConvLayerShape& s, const GemmPlan& plan, int
   unroll.weight_loads = weight_loads;
   unroll.input_loads = a.in_x_taps + gy * B * Kdim * HoWo;  // the unroll's reads + the GEMM's
   unroll.global_loads = unroll.weight_loads + unroll.input_loads;
+  unroll.load_words = unroll.global_loads;  // the unroll's lanes read distinct taps, the GEMM's distinct elements
   unroll.global_stores = a.traffic.unrolled_elements + outputs;
   unroll.fmas = gemm_fmas;
   unroll.tile_global_per_fma = 2.0 / kTile;
@@ -97,6 +142,7 @@ Im2colAnalysis analyze_im2col(const ConvLayerShape& s, const GemmPlan& plan, int
   fused.kernels = 1;
   fused.input_loads = gy * a.in_x_taps;
   fused.global_loads = fused.weight_loads + fused.input_loads;
+  fused.load_words = fused.global_loads - gy * B * fused_shared_words(s);
   fused.global_stores = outputs;
 
   Im2colStep tiled;

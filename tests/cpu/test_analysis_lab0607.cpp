@@ -195,6 +195,22 @@ TEST_CASE("lab06 analysis: a 3x3 image with a 3x3 mask and padding 1, by hand", 
   CHECK_THROWS_AS(a.step("tf32_tensor_core"), std::out_of_range);
 }
 
+TEST_CASE("lab06 analysis: step 2's warp reads a word once where taps q and q+1 of neighbouring outputs meet, by hand",
+          "[analysis][lab06]") {
+  // One channel, 2×4 image, K = 2, no padding: outputs (0, 0..2), taps j = p·2+q. A warp is rows
+  // kb = 0,1 (taps (0,0), (0,1)) and kb = 2,3 (taps (1,0), (1,1)) of X_unroll over columns 0..2:
+  // tap (0,0) reads X[0][0..2], tap (0,1) X[0][1..3], so X[0][1] and X[0][2] are read twice in
+  // the first warp, and X[1][1], X[1][2] in the second.
+  const ConvLayerShape s{1, 1, 1, 2, 4, 2, 1, 0, 1};
+  const Im2colStep& two = analyze_im2col(s, {64, 64, 1, 8}).step("fused_gemm");
+  CHECK(two.global_loads == 4 + 12);      // W once; every tap of the 3 outputs inside X
+  CHECK(two.load_words == 4 + 12 - 4);    // less the 4 words a second lane of the warp reads
+  // Stride 2, dilation 1: the neighbouring output's tap is 2 columns on, never q+1's word.
+  const ConvLayerShape strided{1, 1, 1, 2, 6, 2, 2, 0, 1};
+  const Im2colStep& apart = analyze_im2col(strided, {64, 64, 1, 8}).step("fused_gemm");
+  CHECK(apart.load_words == apart.global_loads);
+}
+
 TEST_CASE("lab06 analysis: closed forms equal the kernels' loops on small layers", "[analysis][lab06]") {
   std::mt19937_64 rng(606);
   struct Case {
@@ -208,6 +224,8 @@ TEST_CASE("lab06 analysis: closed forms equal the kernels' loops on small layers
       {{3, 1, 4, 8, 5, 3, 1, 0, 2}, {128, 64, 2, 8}, 2},
       {{1, 4, 3, 6, 6, 1, 1, 0, 1}, {64, 64, 1, 16}, 1},
       {{2, 2, 33, 5, 7, 3, 3, 4, 1}, {128, 128, 1, 8}, 2},
+      {{3, 5, 33, 20, 20, 3, 1, 2, 2}, {64, 64, 1, 8}, 3},  // measured on an H100 (gpu_test_ncu.cpp)
+      {{1, 3, 7, 6, 9, 2, 1, 1, 1}, {64, 64, 1, 8}, 1},     // K² even, C odd
   };
   for (const Case& k : cases) {
     INFO(k.s.describe() << " plan " << k.plan.bm << "x" << k.plan.bn << "x" << k.plan.bk << " split " << k.plan.splits);
@@ -220,6 +238,7 @@ TEST_CASE("lab06 analysis: closed forms equal the kernels' loops on small layers
     const testing::Im2colSim one = testing::simulate_unroll_gemm(k.s, k.chunk, x, w, y);
     check_close(y, want);
     CHECK(a.step("unroll_gemm").global_loads == one.global_loads);
+    CHECK(a.step("unroll_gemm").load_words == one.load_words);
     CHECK(a.step("unroll_gemm").global_stores == one.global_stores);
     CHECK(a.step("unroll_gemm").fmas == one.fmas);
 
@@ -227,6 +246,7 @@ TEST_CASE("lab06 analysis: closed forms equal the kernels' loops on small layers
     const testing::Im2colSim two = testing::simulate_fused_gemm(k.s, x, w, y);
     check_close(y, want);
     CHECK(a.step("fused_gemm").global_loads == two.global_loads);
+    CHECK(a.step("fused_gemm").load_words == two.load_words);
     CHECK(a.step("fused_gemm").global_stores == two.global_stores);
     CHECK(a.step("fused_gemm").fmas == two.fmas);
 

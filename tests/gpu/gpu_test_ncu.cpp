@@ -151,10 +151,15 @@ TEST_CASE("gpu: ncu's global-load bytes of lab 07 equal the analysis model, vect
                   variant, c.key().c_str(), im.h, im.w, im.k, measured, a.global_load_bytes(), branches,
                   a.divergent_warps, a.divergent_warps_branch);
       CHECK(measured == a.global_load_bytes());
-      // The boundary tests that the model counts are predicated (selects, predicated loads and
-      // stores) and the loops are warp-uniform: no branch splits a warp. (The constant-filter
-      // path's early return is the one real exit; it is printed above, not checked here.)
-      if (a.divergent_warps_branch == 0 && c.block_x % 32 == 0) CHECK(branches == 0);
+      // On the global→register path the boundary tests that the model counts are predicated
+      // (selects, predicated loads and stores) and the loops are warp-uniform: no branch splits a
+      // warp, as the model's divergent warps at a branch say. (The constant-filter path's early
+      // return is an EXIT; it is printed above, not checked here.) The shared→register path's
+      // cooperative loader is a loop with an index test that does split warps, and the model
+      // does not count it: printed, not checked.
+      if (c.input == lab07::InputPath::global && a.divergent_warps_branch == 0 && c.block_x % 32 == 0) {
+        CHECK(branches == 0);
+      }
     }
   }
 }
@@ -197,20 +202,22 @@ TEST_CASE("gpu: ncu's global loads and cp.async copies of lab 06 equal the analy
       const double loads = get(grader::kMetricGlobalLoadBytes);
       const double copy_bytes = get(grader::kMetricAsyncCopyBytes);
       const double copy_insts = get(grader::kMetricAsyncCopyInsts);
-      std::printf("ncu-vs-model lab06 %-15s %-40s loads measured %13.0f predicted %13.0f; cp.async bytes measured "
-                  "%13.0f predicted %13.0f read / %13.0f issued, instructions %11.0f (issued/32 %11.0f); divergent "
+      std::printf("ncu-vs-model lab06 %-15s %-40s loads measured %13.0f predicted %13.0f (%13.0f thread-level); "
+                  "cp.async bytes measured %13.0f predicted %13.0f, instructions %11.0f predicted %11.0f; divergent "
                   "branch targets %.0f\n",
-                  st.variant, s.describe().c_str(), loads, 4.0 * static_cast<double>(model.global_loads), copy_bytes,
-                  4.0 * static_cast<double>(model.async_copies_read), 4.0 * static_cast<double>(model.async_copies),
-                  copy_insts, static_cast<double>(model.async_copies) / 32.0, get(grader::kMetricDivergentBranches));
-      CHECK(loads == 4.0 * static_cast<double>(model.global_loads));
+                  st.variant, s.describe().c_str(), loads, 4.0 * static_cast<double>(model.load_words),
+                  4.0 * static_cast<double>(model.global_loads), copy_bytes,
+                  4.0 * static_cast<double>(model.async_copies_read), copy_insts,
+                  static_cast<double>(model.async_copies) / 32.0, get(grader::kMetricDivergentBranches));
+      // The metric counts each distinct word of a warp's load once (step 2's two tile rows share
+      // words when S divides D): load_words, not the thread-level global_loads.
+      CHECK(loads == 4.0 * static_cast<double>(model.load_words));
       if (model.async_copies > 0) {
         // Every copy is one thread of a warp-wide LDGSTS (whole warps, no lane predicated off).
         CHECK(copy_insts * 32.0 == static_cast<double>(model.async_copies));
-        // The bytes: what the copies read, or every copy's 4 bytes if zero-fills count too. Not yet
-        // measured which: once a run prints both, keep the one that holds and drop the other.
-        CHECK((copy_bytes == 4.0 * static_cast<double>(model.async_copies_read) ||
-               copy_bytes == 4.0 * static_cast<double>(model.async_copies)));
+        // The bytes are those the copies read: a zero-fill copy (source size 0) adds none
+        // (measured on an H100: 1,436,672 bytes read of 1,843,200 issued for B2 C16→40 28×28 K3).
+        CHECK(copy_bytes == 4.0 * static_cast<double>(model.async_copies_read));
       } else {
         CHECK(copy_bytes == 0);
       }

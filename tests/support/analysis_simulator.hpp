@@ -64,7 +64,8 @@ RegisterTilingSim simulate_register_tiling(const lab07::TileConfig& config, int 
 
 /// What one step's kernels did, in floats (thread-level).
 struct Im2colSim {
-  long long global_loads = 0;       ///< ordinary loads
+  long long global_loads = 0;       ///< ordinary loads, thread-level
+  long long load_words = 0;         ///< distinct words per warp-level load instruction, summed (steps 1, 2)
   long long async_copies = 0;       ///< cp.async issued
   long long async_copies_read = 0;  ///< of which with source size 4
   long long global_stores = 0;

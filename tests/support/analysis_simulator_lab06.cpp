@@ -3,6 +3,7 @@
 // implicit_gemm.cuh. It shares no code with the model (analysis_im2col.cpp), which multiplies
 // per-axis sums; here every load the kernels' loops make is counted one by one.
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "analysis_simulator.hpp"
@@ -17,11 +18,14 @@ struct Layer {
       : B(s.batch), C(s.channels), M(s.filters), H(s.height), W(s.width), K(s.mask_width), S(s.stride),
         P(s.padding), D(s.dilation), Ho(s.out_height()), Wo(s.out_width()), HoWo(Ho * Wo),
         Kdim(s.channels * s.mask_width * s.mask_width), KK(s.mask_width * s.mask_width) {}
-  // X[b][c][ih][iw] if inside, and whether it is.
-  bool tap(int b, int c, int h, int w, int p, int q, const std::vector<double>& x, double* v) const {
+  // X[b][c][ih][iw] if inside (and its index in X), and whether it is.
+  bool tap(int b, int c, int h, int w, int p, int q, const std::vector<double>& x, double* v,
+           long long* word = nullptr) const {
     const int ih = h * S - P + p * D, iw = w * S - P + q * D;
     if (ih < 0 || ih >= H || iw < 0 || iw >= W) return false;
-    *v = x.at(static_cast<std::size_t>(((b * C + c) * H + ih) * W + iw));
+    const long long at = ((static_cast<long long>(b) * C + c) * H + ih) * W + iw;
+    *v = x.at(static_cast<std::size_t>(at));
+    if (word != nullptr) *word = at;
     return true;
   }
 };
@@ -29,24 +33,41 @@ struct Layer {
 constexpr int T = lab06::kGemmTileWidth;
 
 // The 16×16 tiled GEMM of steps 1 and 2 for one image: A (rows × inner) from `a_at`, B
-// (inner × cols) from `b_at` (each returns whether it loaded), C written by `store`.
+// (inner × cols) from `b_at` (each returns whether it loaded, and sets the word it read), C
+// written by `store`. A warp is 32 consecutive threads of the block (two rows ty): the words
+// its lanes read in one load instruction are counted once each in sim.load_words.
 template <class ALoad, class BLoad, class Store>
 void tiled_gemm(int rows, int inner, int cols, ALoad a_at, BLoad b_at, Store store, Im2colSim& sim) {
+  constexpr int kRowsPerWarp = 32 / T;
   for (int by = 0; by < (rows + T - 1) / T; ++by) {
     for (int bx = 0; bx < (cols + T - 1) / T; ++bx) {
       std::vector<double> sum(T * T, 0.0);
       for (int t = 0; t < (inner + T - 1) / T; ++t) {
         double As[T][T], Bs[T][T];
+        std::set<long long> a_words, b_words;  // of the current warp
         for (int ty = 0; ty < T; ++ty) {
+          if (ty % kRowsPerWarp == 0) {
+            sim.load_words += static_cast<long long>(a_words.size() + b_words.size());
+            a_words.clear();
+            b_words.clear();
+          }
           for (int tx = 0; tx < T; ++tx) {
             const int row = by * T + ty, col = bx * T + tx;
             const int ka = t * T + tx, kb = t * T + ty;
+            long long word = 0;
             As[ty][tx] = 0.0;
-            if (row < rows && ka < inner) sim.global_loads += a_at(row, ka, &As[ty][tx]);
+            if (row < rows && ka < inner && a_at(row, ka, &As[ty][tx], &word)) {
+              ++sim.global_loads;
+              a_words.insert(word);
+            }
             Bs[ty][tx] = 0.0;
-            if (kb < inner && col < cols) sim.global_loads += b_at(kb, col, &Bs[ty][tx]);
+            if (kb < inner && col < cols && b_at(kb, col, &Bs[ty][tx], &word)) {
+              ++sim.global_loads;
+              b_words.insert(word);
+            }
           }
         }
+        sim.load_words += static_cast<long long>(a_words.size() + b_words.size());
         for (int ty = 0; ty < T; ++ty) {
           for (int tx = 0; tx < T; ++tx) {
             for (int k = 0; k < T; ++k) sum[ty * T + tx] += As[ty][k] * Bs[k][tx];
@@ -100,16 +121,30 @@ Im2colSim simulate_unroll_gemm(const ConvLayerShape& s, int chunk, const std::ve
   Im2colSim sim;
   for (int b0 = 0; b0 < g.B; b0 += chunk) {
     const int images = std::min(chunk, g.B - b0);
-    // The unroll kernel: one thread per (image, c, h, w), K·K taps each.
+    // The unroll kernel: one thread per (image, c, h, w), K·K taps each; thread t of the chunk
+    // is ((img·C + c)·Ho + h)·Wo + w, and a warp is 32 consecutive t (one load per tap).
     std::vector<double> unrolled(static_cast<std::size_t>(images) * g.Kdim * g.HoWo);
+    std::vector<std::set<long long>> warp_words(static_cast<std::size_t>(g.KK));
+    auto end_warp = [&] {
+      for (std::set<long long>& words : warp_words) {
+        sim.load_words += static_cast<long long>(words.size());
+        words.clear();
+      }
+    };
+    long long t = 0;
     for (int img = 0; img < images; ++img) {
       for (int c = 0; c < g.C; ++c) {
         for (int h = 0; h < g.Ho; ++h) {
-          for (int ww = 0; ww < g.Wo; ++ww) {
+          for (int ww = 0; ww < g.Wo; ++ww, ++t) {
+            if (t % 32 == 0) end_warp();
             for (int p = 0; p < g.K; ++p) {
               for (int q = 0; q < g.K; ++q) {
                 double v = 0;
-                sim.global_loads += g.tap(b0 + img, c, h, ww, p, q, x, &v);
+                long long word = 0;
+                if (g.tap(b0 + img, c, h, ww, p, q, x, &v, &word)) {
+                  ++sim.global_loads;
+                  warp_words[static_cast<std::size_t>(p * g.K + q)].insert(word);
+                }
                 unrolled[static_cast<std::size_t>((img * g.Kdim + c * g.KK + p * g.K + q) * g.HoWo + h * g.Wo + ww)] = v;
                 ++sim.global_stores;
               }
@@ -118,15 +153,18 @@ Im2colSim simulate_unroll_gemm(const ConvLayerShape& s, int chunk, const std::ve
         }
       }
     }
+    end_warp();
     for (int img = 0; img < images; ++img) {
       tiled_gemm(
           g.M, g.Kdim, g.HoWo,
-          [&](int m, int k, double* v) {
-            *v = w[static_cast<std::size_t>(m * g.Kdim + k)];
+          [&](int m, int k, double* v, long long* word) {
+            *word = static_cast<long long>(m) * g.Kdim + k;
+            *v = w[static_cast<std::size_t>(*word)];
             return true;
           },
-          [&](int k, int n, double* v) {
-            *v = unrolled[static_cast<std::size_t>((img * g.Kdim + k) * g.HoWo + n)];
+          [&](int k, int n, double* v, long long* word) {
+            *word = (static_cast<long long>(img) * g.Kdim + k) * g.HoWo + n;
+            *v = unrolled[static_cast<std::size_t>(*word)];
             return true;
           },
           [&](int m, int n, double v) { y[static_cast<std::size_t>(((b0 + img) * g.M + m) * g.HoWo + n)] = v; },
@@ -143,13 +181,14 @@ Im2colSim simulate_fused_gemm(const ConvLayerShape& s, const std::vector<double>
   for (int b = 0; b < g.B; ++b) {
     tiled_gemm(
         g.M, g.Kdim, g.HoWo,
-        [&](int m, int k, double* v) {
-          *v = w[static_cast<std::size_t>(m * g.Kdim + k)];
+        [&](int m, int k, double* v, long long* word) {
+          *word = static_cast<long long>(m) * g.Kdim + k;
+          *v = w[static_cast<std::size_t>(*word)];
           return true;
         },
-        [&](int k, int n, double* v) {  // the gather: only taps inside X are read
+        [&](int k, int n, double* v, long long* word) {  // the gather: only taps inside X are read
           const int c = k / g.KK, p = (k % g.KK) / g.K, q = k % g.K;
-          return g.tap(b, c, n / g.Wo, n % g.Wo, p, q, x, v);
+          return g.tap(b, c, n / g.Wo, n % g.Wo, p, q, x, v, word);
         },
         [&](int m, int n, double v) { y[static_cast<std::size_t>((b * g.M + m) * g.HoWo + n)] = v; }, sim);
   }

@@ -18,10 +18,15 @@
 ///   operand goes global→shared with `cp.async` (4 bytes each), one per slice element whether
 ///   it exists or not (a padding tap or a ragged edge is a copy of 0 source bytes, which
 ///   zero-fills the shared word). No ordinary global load is made.
-/// What Nsight Compute counts: ordinary loads in `smsp__sass_data_bytes_mem_global_op_ld.sum`
-/// (4 bytes per thread-level load), cp.async in `smsp__sass_data_bytes_mem_global_op_ldgsts.sum`
-/// and the instruction count `smsp__sass_inst_executed_op_ldgsts.sum` (warp-level), never in
-/// `..._op_ld`.
+/// What Nsight Compute counts: ordinary loads in `smsp__sass_data_bytes_mem_global_op_ld.sum`,
+/// 4 bytes per *distinct word* a warp-level load instruction reads (lanes of one warp that read
+/// the same word count once: Im2colStep::load_words); cp.async copies that read in
+/// `smsp__sass_data_bytes_mem_global_op_ldgsts.sum` (a zero-fill copy adds no bytes) and the
+/// instruction count `smsp__sass_inst_executed_op_ldgsts.sum` (warp-level), never in `..._op_ld`.
+/// Only step 2 has such shared words: a warp is two rows ty, ty+1 of the 16×16 tile, that is
+/// rows kb and kb+1 of X_unroll over the same 16 columns, and the tap (p, q+1) of one output is
+/// the tap (p, q) of an output D/S columns to its right when S divides D (measured on an H100:
+/// 848,700 bytes, not 4·252,495, for B3 C5→33 20×20 K3 P2 D2).
 #pragma once
 
 #include <string>
@@ -41,7 +46,11 @@ struct Im2colStep {
   std::string name;           ///< "unroll_gemm", "fused_gemm", "register_tiled" (the lab's variants)
   std::string gemm;           ///< the GEMM, e.g. "16×16 tiled GEMM" or "128×128×8 register-tiled (8×8 per thread)"
   long long kernels = 0;      ///< kernel launches (step 1: unroll + GEMM per chunk of images)
-  long long global_loads = 0;     ///< ordinary global loads (floats)
+  long long global_loads = 0;     ///< ordinary global loads (floats, thread-level)
+  /// Distinct words per warp-level load instruction, summed: global_loads less the lanes that
+  /// read a word another lane of their warp reads in the same instruction. What
+  /// `smsp__sass_data_bytes_mem_global_op_ld.sum` measures, divided by 4.
+  long long load_words = 0;
   long long weight_loads = 0;     ///< of which (or of the copies) reads of W
   long long input_loads = 0;      ///< of which (or of the copies) reads of X or X_unroll
   long long async_copies = 0;     ///< cp.async copies issued, zero-fill included (step 3)

@@ -217,7 +217,8 @@ int run_lab06_analysis(const ConvLayerShape& s, int sms, const std::string& orig
     nlohmann::json steps = nlohmann::json::array();
     for (const analysis::Im2colStep& st : a.steps) {
       steps.push_back({{"variant", st.name}, {"gemm", st.gemm}, {"kernels", st.kernels},
-                       {"global_loads", st.global_loads}, {"weight_loads", st.weight_loads},
+                       {"global_loads", st.global_loads}, {"load_words", st.load_words},
+                       {"weight_loads", st.weight_loads},
                        {"input_loads", st.input_loads}, {"async_copies", st.async_copies},
                        {"async_copies_read", st.async_copies_read}, {"global_stores", st.global_stores},
                        {"fmas", st.fmas}, {"useful_fmas", st.useful_fmas}, {"global_per_fma", st.global_per_fma},
@@ -240,13 +241,18 @@ int run_lab06_analysis(const ConvLayerShape& s, int sms, const std::string& orig
   fmt::print("  taps inside X             {} (padding taps are zeros, never read)\n", a.in_x_taps);
   fmt::print("  step 3 plan               {}x{} block tile, {}-deep slices, split {} (for {} SMs; --sms)\n", a.plan.bm,
              a.plan.bn, a.plan.bk, a.effective_splits, sms);
-  fmt::print("  counts are floats, thread-level; ncu: ordinary loads x4 = {}, cp.async reads x4 = ..._op_ldgsts\n",
+  fmt::print("  counts are floats, thread-level; ncu: distinct words per warp load x4 = {}, cp.async reads x4 = "
+             "..._op_ldgsts\n",
              "smsp__sass_data_bytes_mem_global_op_ld.sum");
   for (const analysis::Im2colStep& st : a.steps) {
     fmt::print("  {} — {}\n", st.name, st.gemm);
     fmt::print("    kernels {}; global loads {} (W {}, X or X_unroll {}); global stores {}\n", st.kernels,
                st.global_loads, st.name == "register_tiled" ? 0 : st.weight_loads,
                st.name == "register_tiled" ? 0 : st.input_loads, st.global_stores);
+    if (st.load_words != st.global_loads) {
+      fmt::print("    of the loads, {} distinct words per warp instruction: a warp's two tile rows read {} words twice\n",
+                 st.load_words, st.global_loads - st.load_words);
+    }
     if (st.async_copies > 0) {
       fmt::print("    cp.async copies {} issued, {} read global memory (W {}, X {}), the rest zero-fill\n",
                  st.async_copies, st.async_copies_read, st.weight_loads, st.input_loads);
