@@ -277,14 +277,20 @@ SubmissionResult GradeSession::grade_project(bool solutions) {
       *env_);
 }
 
+BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs) const {
+  BuildSettings b;
+  b.source_dir = source_dir();
+  b.build_dir = build_dir;
+  b.cuda_architectures = cuda_architectures_;
+  b.jobs = jobs;
+  b.sandbox = env_->settings().sandbox;
+  return b;
+}
+
 SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name) {
   if (!builder_) {
-    BuildSettings b;
-    b.source_dir = source_dir();
-    b.build_dir = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
-    b.cuda_architectures = cuda_architectures_;
-    b.jobs = options_.jobs;
-    b.sandbox = env_->settings().sandbox;
+    BuildSettings b = build_settings(
+        options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir), options_.jobs);
     if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
     builder_ = grading_platform().make_builder(b, all_labs_);
   }
@@ -353,12 +359,8 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   const int jobs_per_worker = std::max(1, jobs / plan.build_workers);
   const fs::path build_root = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
   plan.make_build = [this, build_root, jobs_per_worker](int worker) -> SubmissionBuild {
-    BuildSettings b;
-    b.source_dir = source_dir();
-    b.build_dir = build_root / fmt::format("worker-{}", worker);
-    b.cuda_architectures = cuda_architectures_;
-    b.jobs = jobs_per_worker;
-    std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(b, all_labs_);
+    std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(
+        build_settings(build_root / fmt::format("worker-{}", worker), jobs_per_worker), all_labs_);
     return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
       builder->stage(fs::absolute(s.folder), labs);
       std::vector<LabExecutable> out;

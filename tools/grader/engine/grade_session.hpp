@@ -78,6 +78,10 @@ class GradeSession {
   void progress(const std::string& line) const;
 
  private:
+  /// How a submission is built into `build_dir`: every build, serial or in a class's worker,
+  /// compiles in the session's sandbox (none only under --no-sandbox).
+  BuildSettings build_settings(const std::filesystem::path& build_dir, int jobs) const;
+
   GradeOptions options_;
   std::vector<LabInfo> all_labs_, labs_;
   RunInfo run_;
