@@ -73,7 +73,20 @@ std::optional<SandboxSpec> make_lab_sandbox(const std::string& pci_bus_id, const
     add_with_target(spec.read_only, cuda_bin.parent_path());
     spec.path.push_back(cuda_bin);
   }
-  for (const fs::path& t : tools) add_with_target(spec.read_only, install_root(t));
+  for (const fs::path& t : tools) {
+    const fs::path root = install_root(t);
+    add_with_target(spec.read_only, root);
+    // The toolkit's `ncu` is a script that runs <toolkit>/nsight-compute-VERSION/ncu, and that
+    // folder is often a link out of the toolkit (to /opt/nvidia/nsight-compute/VERSION), or the
+    // script looks in /opt/nvidia itself: bind each such folder and where it leads, or ncu finds
+    // no Nsight Compute inside the sandbox.
+    std::error_code ec;
+    for (const fs::path& base : {root, root.parent_path(), fs::path("/opt/nvidia")}) {
+      for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().filename().string().rfind("nsight-compute", 0) == 0) add_with_target(spec.read_only, it->path());
+      }
+    }
+  }
   return spec;
 }
 
