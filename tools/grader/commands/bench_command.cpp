@@ -229,6 +229,15 @@ int run_bench(BenchOptions o) {
     o.sizes = {4096};
     o.sweep_size = 4096;
   }
+  if (!o.out.empty()) {
+    // Checked before the benchmarks' long minutes: results that cannot be written are lost.
+    try {
+      check_writable_folder(o.out);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "grader bench: --out: {}\n", e.what());
+      return kUsageError;
+    }
+  }
   std::string why;
   const auto device = query_device(&why);
   if (!device) {

@@ -1,12 +1,37 @@
 // grader datagen: write the committed public datasets, or a fresh random set from a seed.
+// Nothing is replaced without a word: a folder that already holds cases is written into only
+// with --force (it may be the committed datasets/, or a private set).
 #include <fmt/format.h>
 
+#include <charconv>
 #include <sstream>
 
 #include "commands/commands.hpp"
+#include "convlab/atomic_file.hpp"
 #include "convlab/datagen.hpp"
+#include "convlab/dataset.hpp"
 
 namespace convlab::grader {
+namespace {
+
+/// The cases already under `out` (none when it does not exist).
+std::vector<std::filesystem::path> cases_in(const std::filesystem::path& out) {
+  std::error_code ec;
+  if (!std::filesystem::exists(out, ec)) return {};
+  return find_cases(out);
+}
+
+/// --seed: a whole number in 0..2^64-1, all of the text ("-1" is not 2^64-1, "7x" is not 7).
+std::string seed_check(const std::string& text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return fmt::format("--seed '{}': expected a whole number from 0 to 18446744073709551615", text);
+  }
+  return "";
+}
+
+}  // namespace
 
 void add_datagen_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("datagen", "generate dataset cases (deterministic: same seed, same bytes)");
@@ -20,11 +45,12 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
     std::string masks = "1,3,5,7,9,11,13,15,17";
     std::string shape;
     bool no_expected = false;
+    bool force = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_flag("--public", args->public_set, "write the committed public set (hand-made and seeded cases)");
   cmd->add_option("--out", args->out, "output folder (default: datasets/ for --public)");
-  cmd->add_option("--seed", args->seed, "seed of a fresh random set");
+  cmd->add_option("--seed", args->seed, "seed of a fresh random set (0 to 18446744073709551615)")->check(seed_check);
   cmd->add_option("--count", args->count, "cases in a random set")->check(CLI::Range(1, 100000));
   cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 65536));
   cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")
@@ -32,16 +58,37 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
   cmd->add_option("--shape", args->shape, "HxW: one conv2d case of this size per mask width (e.g. 8192x8192)");
   cmd->add_flag("--no-expected", args->no_expected, "skip the CPU reference (cases for timing only)");
+  cmd->add_flag("--force", args->force,
+                "write into a folder that already holds cases (a case of the same name is replaced, with no file "
+                "of the old one left beside it; other cases stay)");
   cmd->callback([args, &exit_code] {
+    const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
+                                                                            : std::filesystem::path(args->out);
+    if (!out.empty()) {
+      try {
+        const auto existing = cases_in(out);
+        if (!existing.empty() && !args->force) {
+          fmt::print(stderr,
+                     "grader datagen: {} already holds {} case{} (e.g. {}); writing would replace them. Give --force "
+                     "to write into it, or choose another --out\n",
+                     out.string(), existing.size(), existing.size() == 1 ? "" : "s", existing.front().string());
+          exit_code = kUsageError;
+          return;
+        }
+        check_writable_folder(out);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "grader datagen: --out: {}\n", e.what());
+        exit_code = kUsageError;
+        return;
+      }
+    }
     if (args->public_set) {
-      const std::filesystem::path out = args->out.empty() ? source_dir() / "datasets" : std::filesystem::path(args->out);
       const int n = write_public_datasets(out);
       fmt::print("wrote {} public cases under {}\n", n, out.string());
       exit_code = kGraded;
       return;
     }
     if (args->out.empty()) throw CLI::ValidationError("--out", "a random set needs --out DIR (and --seed N)");
-    const std::filesystem::path out(args->out);
     if (args->problem == "conv2d") {
       MaskWidths masks;
       try {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/gnuplot_text.hpp"
 #include "convlab/markdown.hpp"
 #include "engine/ncu_profile.hpp"
 
@@ -368,7 +369,10 @@ json join_sweep(const json& timed, const json& plan, const std::string& ncu_csv,
 
 std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir) {
   std::vector<std::string> pngs;
-  const std::string gpu = str(bench.value("device", json::object()), "name", "this GPU");
+  // Every string of bench.json enters the script through gnuplot_string (bench.json may come
+  // from another machine: `--plot-only` redraws a copied folder); numbers go in as numbers.
+  const json& device = bench.contains("device") && bench["device"].is_object() ? bench["device"] : json::object();
+  const std::string gpu = gnuplot_string(str(device, "name", "this GPU"));
   std::string gp = fmt::format(
       "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
       "# (or: grader bench --plot-only THIS_FOLDER)\n"
@@ -413,11 +417,11 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
         if (r && ran(*r)) block += fmt::format("{}\t{}\t{}\n", 2.0 * k * k / 8.0, num(*r, "tflop_per_s"), k);
       }
       if (block.empty()) continue;
-      dat += fmt::format("# {}\n{}\n\n", m, block);
+      dat += fmt::format("# {}\n{}\n\n", gnuplot_data_field(m), block);
       std::string& plot = plots[family_of(m)];
       const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
-      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title \"{}\"", index,
-                          5 + 2 * (n % 4), m);
+      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title {}", index,
+                          5 + 2 * (n % 4), gnuplot_string(m));
       ++index;
     }
     write_file_atomically(dir / "roofline.dat", dat);
@@ -430,7 +434,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       if (plots[f].empty()) continue;
       const std::string png = fmt::format("roofline_{}.png", families[f].file);
       gp += fmt::format(
-          "set output \"{}\"\nset title \"{}: {}, {}x{}\\n"
+          "set output \"{}\"\nset title \"{}: \" . {} . \", {}x{}\\n"
           "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
           "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
           png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
@@ -445,7 +449,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       int rows = 0;
       for (const auto& m : methods) {
         // The axis label: NPP's function name is longer than the bars it labels.
-        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : m;
+        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
         bool any = false;
         for (const auto& [h, w] : sizes) {
           const json* r = find_row(results, m, h, w, k);
@@ -462,7 +466,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       const std::string name = fmt::format("bars_k{:02d}", k);
       write_file_atomically(dir / (name + ".dat"), bars);
       gp += fmt::format(
-          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on {2}: % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on \" . {2} . \": % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
           "set boxwidth 0.9\nset xtics rotate by -50 left\nset rmargin 6\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
           "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
           "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\n",
@@ -512,7 +516,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
     }
     gp += fmt::format(
         "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
-        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on {}, {}x{}: block shape sweep{}\" "
+        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
         "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
         "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
         ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
