@@ -227,7 +227,7 @@ int run_docs(const DocsOptions& o) {
       return kGraded;
     }
     fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
-               "`build/bin/grader docs` rewrites them\n", stale, blocks);
+               "`build/bin/grader docs --force` rewrites them\n", stale, blocks);
     return 1;
   }
 
