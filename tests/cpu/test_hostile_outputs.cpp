@@ -426,11 +426,11 @@ TEST_CASE("datagen: --seed -1 and --masks 3x are refused, not read as 2^64-1 and
   const fs::path out = tmp.path() / "set";
   ProcessResult r = grader({"datagen", "--seed", "-1", "--out", out.string()});
   CHECK(r.exit_code == kUsageError);
-  CHECK_THAT(r.output, Catch::Contains("--seed '-1': expected a whole number from 0 to 18446744073709551615"));
+  CHECK_THAT(r.output, Catch::Contains("--seed: '-1' is not a whole number from 0 to 18446744073709551615"));
   r = grader({"datagen", "--seed", "18446744073709551616", "--out", out.string()});
   CHECK(r.exit_code == kUsageError);
   CHECK_THAT(r.output,
-             Catch::Contains("--seed '18446744073709551616': expected a whole number from 0 to 18446744073709551615"));
+             Catch::Contains("--seed: '18446744073709551616' is not a whole number from 0 to 18446744073709551615"));
   r = grader({"datagen", "--seed", "1", "--masks", "3x", "--out", out.string()});
   CHECK(r.exit_code == kUsageError);
   CHECK_THAT(r.output, Catch::Contains("'3x' is not a mask width"));

@@ -3,6 +3,7 @@
 // with --force (it may be the committed datasets/, or a private set).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -14,11 +15,38 @@
 namespace convlab::grader {
 namespace {
 
-/// The cases already under `out` (none when it does not exist).
+/// The case folders already under `out` (none when it does not exist), sorted.
 std::vector<std::filesystem::path> cases_in(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> found;
   std::error_code ec;
-  if (!std::filesystem::exists(out, ec)) return {};
-  return find_cases(out);
+  if (fs::exists(out / "case.json", ec)) return {out};
+  for (auto it = fs::recursive_directory_iterator(out, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && fs::exists(it->path() / "case.json", ec)) found.push_back(it->path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// Whether the cases may be written into `out`: it holds none (or --force), and it takes files.
+/// Says why not on stderr.
+bool may_write_into(const std::filesystem::path& out, bool force) {
+  const auto existing = cases_in(out);
+  if (!existing.empty() && !force) {
+    fmt::print(stderr,
+               "grader datagen: {} already holds {} case{} (e.g. {}); writing would replace them. Give --force "
+               "to write into it, or choose another --out\n",
+               out.string(), existing.size(), existing.size() == 1 ? "" : "s", existing.front().string());
+    return false;
+  }
+  try {
+    check_writable_folder(out);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "grader datagen: --out: {}\n", e.what());
+    return false;
+  }
+  return true;
 }
 
 /// --seed: a whole number in 0..2^64-1, all of the text ("-1" is not 2^64-1, "7x" is not 7).
@@ -26,7 +54,7 @@ std::string seed_check(const std::string& text) {
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return fmt::format("--seed '{}': expected a whole number from 0 to 18446744073709551615", text);
+    return fmt::format("'{}' is not a whole number from 0 to 18446744073709551615", text);
   }
   return "";
 }
@@ -64,25 +92,11 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->callback([args, &exit_code] {
     const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
                                                                             : std::filesystem::path(args->out);
-    if (!out.empty()) {
-      try {
-        const auto existing = cases_in(out);
-        if (!existing.empty() && !args->force) {
-          fmt::print(stderr,
-                     "grader datagen: {} already holds {} case{} (e.g. {}); writing would replace them. Give --force "
-                     "to write into it, or choose another --out\n",
-                     out.string(), existing.size(), existing.size() == 1 ? "" : "s", existing.front().string());
-          exit_code = kUsageError;
-          return;
-        }
-        check_writable_folder(out);
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "grader datagen: --out: {}\n", e.what());
+    if (args->public_set) {
+      if (!may_write_into(out, args->force)) {
         exit_code = kUsageError;
         return;
       }
-    }
-    if (args->public_set) {
       const int n = write_public_datasets(out);
       fmt::print("wrote {} public cases under {}\n", n, out.string());
       exit_code = kGraded;
@@ -111,12 +125,20 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
       } else {
         specs = random_conv2d_specs(args->seed, args->count, args->max_side, masks);
       }
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
       for (const Conv2dSpec& s : specs) {
         Conv2dCase c = generate_case(s, !args->no_expected);
         write_case(out / "conv2d" / s.name, c);
       }
       args->count = static_cast<int>(specs.size());
     } else {
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
       for (const ConvLayerSpec& s : random_conv_layer_specs(args->seed, args->count)) {
         write_case(out / "conv_layer" / s.name, generate_case(s, !args->no_expected));
       }
