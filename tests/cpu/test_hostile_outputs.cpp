@@ -95,7 +95,7 @@ TEST_CASE("gnuplot text: a string becomes a single-quoted literal with quotes do
           "[hostile][gnuplot]") {
   CHECK(convlab::gnuplot_string("NVIDIA H200") == "'NVIDIA H200'");
   CHECK(convlab::gnuplot_string("it's") == "'it''s'");
-  CHECK(convlab::gnuplot_string("a\"\nsystem(\"touch x\")\r\n`id` @m\t") == "'a\"  system(\"touch x\")  `id` @m '");
+  CHECK(convlab::gnuplot_string("a\"\nsystem(\"touch x\")\r\n`id` @m\t") == "'a\" system(\"touch x\")  `id` @m '");
   CHECK(convlab::gnuplot_data_field("lab01\tboth\nrestrict") == "lab01 both restrict");
 }
 

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <regex>
 
@@ -237,6 +238,7 @@ int run_docs(const DocsOptions& o) {
         if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
       }
     }
+    std::fflush(stdout);  // the diffs first, then the verdict
     fmt::print(stderr,
                "grader docs: {} of {} generated blocks differ from what the code generates now (above: - the file, "
                "+ the code); nothing was written. If the differences are the code's, run `grader docs --force`; a "
