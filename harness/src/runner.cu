@@ -418,8 +418,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   app.add_option("cases", opt.paths, "case folders, or folders holding cases (e.g. datasets/conv2d)");
   // One name per --variant: a list option would take the case folders after it as variant names.
   app.add_option("--variant", opt.variants, "run only this variant (repeatable); see --list")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->allow_extra_args(false);
   app.add_flag("--list", opt.list, "list the lab's variants and exit");
   app.add_option("--json", opt.json_path, "also write the results (with --list: the variants) as JSON to FILE ('-' for stdout)");
   app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
