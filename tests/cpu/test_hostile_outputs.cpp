@@ -421,6 +421,15 @@ TEST_CASE("analyze: a conv layer whose dilated mask overflows int is refused, no
                                "(extent 4294967297) does not fit the padded 8x8 input");
 }
 
+TEST_CASE("grade and batch: --random-seed -1 is refused, not read as 2^64-1", "[hostile][cli]") {
+  ProcessResult r = grader({"grade", "--random-seed", "-1"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--random-seed: '-1' is not a whole number from 0 to 18446744073709551615"));
+  r = grader({"batch", "/tmp", "--random-seed", "7x"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--random-seed: '7x' is not a whole number from 0 to 18446744073709551615"));
+}
+
 TEST_CASE("datagen: --seed -1 and --masks 3x are refused, not read as 2^64-1 and 3", "[hostile][cli]") {
   TempDir tmp("hostile-datagen-cli");
   const fs::path out = tmp.path() / "set";

@@ -10,14 +10,14 @@
 
 namespace convlab {
 
-/// `text` as a single-quoted gnuplot string, e.g. `'NVIDIA H200'`:
-/// - single quotes, because gnuplot runs a `command` in backquotes inside a double-quoted
-///   string (command substitution) and reads backslash escapes there; inside single quotes it
-///   does neither, and `@` (macros) is never expanded inside a string;
-/// - a single quote becomes two ('' is gnuplot's literal quote inside single quotes);
+/// `text` as a single-quoted gnuplot string, e.g. 'NVIDIA H200' with its quotes:
+/// - single quotes, because inside a double-quoted string gnuplot runs any command written
+///   between backquotes (command substitution) and reads backslash escapes; inside single
+///   quotes it does neither, and macros (the at sign) are never expanded inside a string;
+/// - a single quote becomes two (gnuplot's literal quote inside single quotes);
 /// - a line break or any other control character (a newline would end the command and start
 ///   the next) becomes one space.
-/// Join it with the script's own text by gnuplot's `.` operator: `set title 'on ' . NAME`.
+/// Join it with the script's own text by gnuplot's dot operator: set title "on " . NAME
 [[nodiscard]] std::string gnuplot_string(std::string_view text);
 
 /// `text` as one field of a gnuplot data file (whitespace- or tab-separated): each control

@@ -4,13 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <sstream>
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
+#include "system/seed_option.hpp"
 
 namespace convlab::grader {
 namespace {
@@ -49,16 +49,6 @@ bool may_write_into(const std::filesystem::path& out, bool force) {
   return true;
 }
 
-/// --seed: a whole number in 0..2^64-1, all of the text ("-1" is not 2^64-1, "7x" is not 7).
-std::string seed_check(const std::string& text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return fmt::format("'{}' is not a whole number from 0 to 18446744073709551615", text);
-  }
-  return "";
-}
-
 }  // namespace
 
 void add_datagen_command(CLI::App& app, int& exit_code) {
@@ -78,7 +68,7 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<Args>();
   cmd->add_flag("--public", args->public_set, "write the committed public set (hand-made and seeded cases)");
   cmd->add_option("--out", args->out, "output folder (default: datasets/ for --public)");
-  cmd->add_option("--seed", args->seed, "seed of a fresh random set (0 to 18446744073709551615)")->check(seed_check);
+  cmd->add_option("--seed", args->seed, "seed of a fresh random set (0 to 18446744073709551615)")->check(seed_number());
   cmd->add_option("--count", args->count, "cases in a random set")->check(CLI::Range(1, 100000));
   cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 65536));
   cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")

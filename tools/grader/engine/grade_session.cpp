@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "convlab/atomic_file.hpp"
+#include "system/seed_option.hpp"
 #include "system/child_environment.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
@@ -93,7 +94,8 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   auto* datasets = cmd->add_option("--datasets", o.datasets,
                                    "grade on the cases in DIR (a private set) instead of the public datasets/");
   auto* seed = cmd->add_option("--random-seed", o.random_seed,
-                               "grade on a fresh random set generated from this seed (conv2d and conv layers)");
+                               "grade on a fresh random set generated from this seed (conv2d and conv layers)")
+                   ->check(seed_number());
   cmd->add_option("--random-count", o.random_count, "cases per problem in the random set (default 20)")
       ->check(CLI::Range(1, 10000));
   datasets->excludes(seed);
