@@ -124,6 +124,28 @@ TEST_CASE("bench --plot-only: a device name that would run a command is drawn as
   if (find_gnuplot()) CHECK(r.exit_code == kGraded);
 }
 
+TEST_CASE("bench --plot-only: a field of the wrong type is refused with file, field and reason, and nothing is drawn",
+          "[hostile][bench]") {
+  TempDir tmp("hostile-bench-field");
+  const fs::path dir = tmp.path();
+  nlohmann::json bench = {{"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
+                          {"sweep", {{"size", 64}, {"rows", {{{"mask_width", 3}, {"block_x", "32"}, {"block_y", 8}}}}}}};
+  write(dir / "bench.json", bench.dump());
+  ProcessResult r = grader({"bench", "--plot-only", dir.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: sweep.rows[0].block_x: not a whole number "
+                                           "from 1 to 1024",
+                                           (dir / "bench.json").string()));
+  bench["sweep"]["rows"][0]["block_x"] = 32;
+  bench["sweep"]["size"] = 99999999999LL;
+  write(dir / "bench.json", bench.dump());
+  r = grader({"bench", "--plot-only", dir.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: sweep.size: not a whole number from 1 to 1048576",
+                                           (dir / "bench.json").string()));
+  CHECK_FALSE(fs::exists(dir / "bench.gp"));
+}
+
 TEST_CASE("tune --plot-only: a heatmaps.gp found in the folder is never run; the script is written anew",
           "[hostile][tune]") {
   TempDir tmp("hostile-tune-plot");

@@ -197,7 +197,16 @@ int render(const json& bench, const fs::path& dir) {
 
 int plot_only(const fs::path& dir) {
   try {
-    return render(read_json(dir / "bench.json"), dir);
+    // Another machine's folder is input: its bench.json is checked before anything is drawn.
+    const fs::path file = dir / "bench.json";
+    json bench;
+    try {
+      bench = read_json(file);
+    } catch (const json::exception& e) {
+      throw std::runtime_error(fmt::format("{}: not valid JSON ({})", file.string(), e.what()));
+    }
+    check_bench_json(bench, file.string());
+    return render(bench, dir);
   } catch (const std::exception& e) {
     fmt::print(stderr, "grader bench --plot-only: {}\n", e.what());
     return kUsageError;

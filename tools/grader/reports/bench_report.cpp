@@ -7,10 +7,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "convlab/atomic_file.hpp"
 #include "convlab/gnuplot_text.hpp"
 #include "convlab/markdown.hpp"
+#include "convlab/shapes.hpp"
 #include "engine/ncu_profile.hpp"
 
 namespace convlab::grader {
@@ -365,6 +367,120 @@ json join_sweep(const json& timed, const json& plan, const std::string& ncu_csv,
     row["ncu"] = n;
   }
   return rows;
+}
+
+namespace {
+
+/// The checks of check_bench_json, each naming the field's path.
+struct BenchJsonCheck {
+  std::string origin;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const {
+    throw std::runtime_error(fmt::format("{}: {}: {}", origin, field, why));
+  }
+  /// j[key], if present, is an object.
+  void object(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_object()) fail(field, "not an object");
+  }
+  /// j[key], if present, is an array of objects.
+  void objects(const json& j, const char* key, const std::string& field) const {
+    if (!j.contains(key)) return;
+    if (!j[key].is_array()) fail(field, "not an array");
+    for (std::size_t i = 0; i < j[key].size(); ++i) {
+      if (!j[key][i].is_object()) fail(fmt::format("{}[{}]", field, i), "not an object");
+    }
+  }
+  void string(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_string()) fail(field, "not a string");
+  }
+  void number(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_number() && !j[key].is_null()) fail(field, "not a number");
+  }
+  void whole(const json& j, const char* key, const std::string& field, long long lo, long long hi) const {
+    if (!j.contains(key)) return;
+    const json& v = j[key];
+    bool ok = false;
+    if (v.is_number_unsigned()) {
+      const std::uint64_t u = v.get<std::uint64_t>();
+      ok = u >= static_cast<std::uint64_t>(std::max(lo, 0LL)) && u <= static_cast<std::uint64_t>(hi);
+    } else if (v.is_number_integer()) {
+      const long long x = v.get<long long>();
+      ok = x >= lo && x <= hi;
+    }
+    if (!ok) fail(field, fmt::format("not a whole number from {} to {}", lo, hi));
+  }
+};
+
+// Largest image side and block side a bench.json may hold (the benchmarks take at most 32768
+// and 1024).
+constexpr long long kMaxBenchSide = 1 << 20;
+constexpr long long kMaxBenchBlock = 1024;
+
+}  // namespace
+
+void check_bench_json(const json& bench, const std::string& origin) {
+  const BenchJsonCheck c{origin};
+  if (!bench.is_object()) c.fail("(top level)", "not an object");
+  for (const char* part : {"device", "ceilings", "clocks", "conv2d", "layers", "sweep"}) c.object(bench, part, part);
+  c.string(bench, "date", "date");
+  if (bench.contains("device")) {
+    const json& d = bench["device"];
+    for (const char* k : {"name", "compute_capability", "driver", "runtime"}) c.string(d, k, std::string("device.") + k);
+    c.whole(d, "sms", "device.sms", 0, 1 << 20);
+  }
+  if (!bench.contains("ceilings")) c.fail("ceilings", "missing");
+  for (const char* k : {"copy_bytes_per_s", "fma_flops_per_s"}) {
+    if (!bench["ceilings"].contains(k) || !bench["ceilings"][k].is_number()) {
+      c.fail(std::string("ceilings.") + k, "missing or not a number");
+    }
+  }
+  if (bench.contains("clocks")) {
+    c.object(bench["clocks"], "during_conv2d", "clocks.during_conv2d");
+    if (bench["clocks"].contains("during_conv2d")) {
+      c.whole(bench["clocks"]["during_conv2d"], "samples", "clocks.during_conv2d.samples", 0, 1LL << 40);
+    }
+  }
+  if (bench.contains("conv2d")) {
+    const json& conv = bench["conv2d"];
+    c.object(conv, "protocol", "conv2d.protocol");
+    if (conv.contains("protocol")) {
+      for (const char* k : {"interior_samples", "warmup", "repeats"}) {
+        c.whole(conv["protocol"], k, std::string("conv2d.protocol.") + k, 0, 1LL << 40);
+      }
+    }
+    if (conv.contains("missing_peers") && !conv["missing_peers"].is_array()) c.fail("conv2d.missing_peers", "not an array");
+    c.objects(conv, "results", "conv2d.results");
+    for (std::size_t i = 0; conv.contains("results") && i < conv["results"].size(); ++i) {
+      const json& r = conv["results"][i];
+      const std::string at = fmt::format("conv2d.results[{}]", i);
+      for (const char* k : {"method", "kind", "error", "detail"}) c.string(r, k, at + "." + k);
+      c.whole(r, "height", at + ".height", 1, kMaxBenchSide);
+      c.whole(r, "width", at + ".width", 1, kMaxBenchSide);
+      c.whole(r, "mask_width", at + ".mask_width", 1, convlab::kMaxMaskWidth);
+      for (const char* k : {"ms", "gb_per_s", "tflop_per_s", "roofline_fraction"}) c.number(r, k, at + "." + k);
+    }
+  }
+  if (bench.contains("layers")) {
+    const json& layers = bench["layers"];
+    c.objects(layers, "layers", "layers.layers");
+    for (std::size_t i = 0; layers.contains("layers") && i < layers["layers"].size(); ++i) {
+      c.objects(layers["layers"][i], "measurements", fmt::format("layers.layers[{}].measurements", i));
+    }
+  }
+  if (bench.contains("sweep")) {
+    const json& sweep = bench["sweep"];
+    c.whole(sweep, "size", "sweep.size", 1, kMaxBenchSide);
+    c.object(sweep, "ncu", "sweep.ncu");
+    c.objects(sweep, "rows", "sweep.rows");
+    for (std::size_t i = 0; sweep.contains("rows") && i < sweep["rows"].size(); ++i) {
+      const json& r = sweep["rows"][i];
+      const std::string at = fmt::format("sweep.rows[{}]", i);
+      c.whole(r, "mask_width", at + ".mask_width", 1, convlab::kMaxMaskWidth);
+      c.whole(r, "block_x", at + ".block_x", 1, kMaxBenchBlock);
+      c.whole(r, "block_y", at + ".block_y", 1, kMaxBenchBlock);
+      c.object(r, "ncu", at + ".ncu");
+    }
+  }
 }
 
 std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir) {
