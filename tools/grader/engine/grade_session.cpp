@@ -51,7 +51,7 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
 // A report file checked writable before anything slow (convlab/atomic_file.hpp's check):
 // grading an hour and then failing to write the report would lose the hour.
 bool output_writable(const std::string& path, const char* flag) {
-  if (path.empty() || path == "-") return true;
+  if (path.empty()) return true;
   const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
   if (!fs::is_directory(parent)) {
     fmt::print(stderr, "grader: error: {} {}: there is no folder {}\n", flag, path, parent.string());
