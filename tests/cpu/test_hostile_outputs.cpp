@@ -19,6 +19,8 @@
 #include "convlab/atomic_file.hpp"
 #include "convlab/autotune/heatmap_files.hpp"
 #include "convlab/autotune/measurement.hpp"
+#include "convlab/autotune/tuning_file.hpp"
+#include "convlab/error_map.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/gnuplot_text.hpp"
 #include "grader_test_support.hpp"
@@ -273,6 +275,32 @@ TEST_CASE("atomic writer: every byte of a large file arrives and an existing fil
   convlab::write_file_atomically(target, big);
   CHECK(read(target) == big);
   CHECK(hidden_files(tmp.path()).empty());
+}
+
+TEST_CASE("one writer: the tuning file, the tune report and error maps never write through a planted symlink",
+          "[hostile][atomic]") {
+  TempDir tmp("hostile-one-writer");
+  const fs::path victim = tmp.path() / "victim.txt";
+  write(victim, "precious\n");
+  // The names the tuner's own writers used for their temporaries, and the targets themselves.
+  fs::create_symlink(victim, tmp.path() / "lab07.json.tmp");
+  fs::create_symlink(victim, tmp.path() / "table.md.tmp");
+  fs::create_symlink(victim, tmp.path() / "map.png");
+  convlab::lab07::TuningTable t;
+  t.device = "NVIDIA H200";
+  t.compute_capability = "9.0";
+  convlab::lab07::write_tuning_file(tmp.path() / "lab07.json", t);
+  convlab::lab07::write_text_file(tmp.path() / "table.md", "# table\n");
+  convlab::RgbImage image;
+  image.width = 2;
+  image.height = 1;
+  image.pixels.assign(6, 255);
+  convlab::write_png(tmp.path() / "map.png", image);
+  CHECK(read(victim) == "precious\n");
+  CHECK(read(tmp.path() / "table.md") == "# table\n");
+  CHECK(convlab::lab07::read_tuning_file(tmp.path() / "lab07.json").device == "NVIDIA H200");
+  CHECK(fs::is_regular_file(fs::symlink_status(tmp.path() / "map.png")));
+  CHECK(read(tmp.path() / "map.png").rfind("\x89PNG", 0) == 0);
 }
 
 // --- Output paths checked before long work ------------------------------------------------------

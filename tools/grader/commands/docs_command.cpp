@@ -107,8 +107,7 @@ void copy_deck_images(const std::string& text, const fs::path& slides_dir, const
     std::error_code ec;
     if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
     fs::create_directories((stage / rel).parent_path(), ec);
-    fs::copy_file(slides_dir / rel, stage / rel, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot copy {}: {}", (slides_dir / rel).string(), ec.message()));
+    write_file_atomically(stage / rel, read_whole_file(slides_dir / rel));  // the one writer: no planted link followed
   }
 }
 
@@ -199,8 +198,7 @@ int run_docs(const DocsOptions& o) {
     std::error_code ec;
     for (const auto& [from, to] : generator.copies()) {
       fs::create_directories(to.parent_path(), ec);
-      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-      if (ec) throw std::runtime_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+      write_file_atomically(to, read_whole_file(from));
     }
     for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
     if (!o.quiet) {
