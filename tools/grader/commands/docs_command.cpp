@@ -269,7 +269,9 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "docs",
       "Regenerate the generated blocks of README.md and slides/*.md (lecture tables, errata, included "
-      "results, code excerpts, pictures of grader tools/bench/tune) between their <!-- convlab:... --> markers");
+      "results, code excerpts, pictures of grader tools/bench/tune) between their <!-- convlab:... --> markers. A "
+      "block that differs from what the code generates is shown as a diff and rewritten only with --force: a "
+      "change of the code and a hand edit look the same, and rewriting would lose the edit");
   cmd->add_flag("--check", opts->check,
                 "change nothing: describe every block that differs and exit 1 if any does (0: all current; "
                 "2: a malformed marker, named with file and line)");
