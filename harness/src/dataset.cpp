@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <system_error>
 
 #include "convlab/atomic_file.hpp"
@@ -166,8 +168,31 @@ ConvLayerCase load_conv_layer_case(const fs::path& dir, bool with_expected) {
   return c;
 }
 
+namespace {
+
+// A case folder written over an older case holds exactly the new case's files: an expected.npy
+// left from a run with references beside inputs written without (--no-expected) would make
+// correct labs fail against the old case's outputs.
+void remove_stale_case_files(const fs::path& dir, std::initializer_list<const char*> keep) {
+  for (const char* name : {kConv2dImage, kConv2dMask, kLayerX, kLayerW, kExpected}) {
+    if (std::find_if(keep.begin(), keep.end(), [&](const char* k) { return std::string_view(k) == name; }) != keep.end()) {
+      continue;
+    }
+    std::error_code ec;
+    fs::remove(dir / name, ec);
+    if (ec) throw DatasetError(fmt::format("{}: a stale file cannot be removed: {}", (dir / name).string(), ec.message()));
+  }
+}
+
+}  // namespace
+
 void write_case(const fs::path& dir, const Conv2dCase& c) {
   fs::create_directories(dir);
+  if (c.expected) {
+    remove_stale_case_files(dir, {kConv2dImage, kConv2dMask, kExpected});
+  } else {
+    remove_stale_case_files(dir, {kConv2dImage, kConv2dMask});
+  }
   write_npy(dir / kConv2dImage, c.image);
   write_npy(dir / kConv2dMask, c.mask);
   if (c.expected) write_npy(dir / kExpected, *c.expected);
@@ -176,6 +201,11 @@ void write_case(const fs::path& dir, const Conv2dCase& c) {
 
 void write_case(const fs::path& dir, const ConvLayerCase& c) {
   fs::create_directories(dir);
+  if (c.expected) {
+    remove_stale_case_files(dir, {kLayerX, kLayerW, kExpected});
+  } else {
+    remove_stale_case_files(dir, {kLayerX, kLayerW});
+  }
   write_npy(dir / kLayerX, c.x);
   write_npy(dir / kLayerW, c.w);
   if (c.expected) write_npy(dir / kExpected, *c.expected);

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/lab_config.hpp"
 
 #if defined(__GNUC__)
@@ -314,8 +316,15 @@ RgbImage render_error_map(const ErrorMapInput& in) {
 }
 
 void write_png(const fs::path& file, const RgbImage& image) {
-  const int ok = stbi_write_png(file.string().c_str(), image.width, image.height, 3, image.pixels.data(), image.width * 3);
-  if (ok == 0) throw std::runtime_error(fmt::format("{}: cannot write the PNG", file.string()));
+  // Encoded in memory, then written by the one atomic writer (stb's own fopen would follow a
+  // planted symlink and leave half a file behind on a failure).
+  std::string png;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  const int ok = stbi_write_png_to_func(append, &png, image.width, image.height, 3, image.pixels.data(), image.width * 3);
+  if (ok == 0) throw std::runtime_error(fmt::format("{}: cannot encode the PNG", file.string()));
+  write_file_atomically(file, png);
 }
 
 ErrorMapInput error_map_input(const std::vector<std::size_t>& shape, const std::vector<OutputClass>& classes,

@@ -352,11 +352,21 @@ json result_json(const Result& r, const RunContext& ctx) {
 // every result, so that a grader that has to kill a hung run still reads every finished one.
 // A JSON report to stdout ("-") or, atomically, to a file: a grader polling it never reads
 // half of one.
+// A write that fails (a full disk, a folder removed under the run) is said once, on stderr,
+// and makes the exit code kExitUsage; the runs go on (their lines on stdout are still worth
+// having). It never throws: an exception here would end the process in std::terminate.
+bool g_json_failed = false;
+
 void write_json(const std::string& path, const json& j) {
   if (path == "-") {
     fmt::print("{}\n", j.dump(2));
-  } else {
+    return;
+  }
+  try {
     write_file_atomically(path, j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    if (!g_json_failed) fmt::print(stderr, "--json: {}\n", e.what());
+    g_json_failed = true;
   }
 }
 
@@ -406,7 +416,9 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   Options opt;
   CLI::App app{fmt::format("{}: {}. Runs the lab on dataset cases, checks and times it.", lab.id, lab.title)};
   app.add_option("cases", opt.paths, "case folders, or folders holding cases (e.g. datasets/conv2d)");
-  app.add_option("--variant", opt.variants, "run only this variant (repeatable); see --list");
+  // One name per --variant: a list option would take the case folders after it as variant names.
+  app.add_option("--variant", opt.variants, "run only this variant (repeatable); see --list")
+      ->allow_extra_args(false);
   app.add_flag("--list", opt.list, "list the lab's variants and exit");
   app.add_option("--json", opt.json_path, "also write the results (with --list: the variants) as JSON to FILE ('-' for stdout)");
   app.add_option("--output", opt.output_dir, "write each output as DIR/<case>__<variant>.npy");
@@ -425,25 +437,41 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     return app.exit(e) == 0 ? kExitAllPassed : kExitUsage;
   }
 
+  // --json is checked before anything runs: results that cannot be written would be lost.
+  if (!opt.json_path.empty() && opt.json_path != "-") {
+    try {
+      check_writable(opt.json_path);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "{}: --json: {}\n", lab.id, e.what());
+      return kExitUsage;
+    }
+  }
+
   if (opt.list) {
     for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
     for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
     write_list_json(opt.json_path, lab);
-    return kExitAllPassed;
-  }
-  if (opt.paths.empty()) {
-    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, argv[0],
-               lab.conv2d.empty() ? "conv_layer" : "conv2d");
-    return kExitUsage;
+    return g_json_failed ? kExitUsage : kExitAllPassed;
   }
   for (const std::string& name : opt.variants) {
     bool known = false;
     for (const auto& v : lab.conv2d) known |= v.name == name;
     for (const auto& v : lab.conv_layer) known |= v.name == name;
     if (!known) {
-      fmt::print(stderr, "{}: no variant named '{}' (see --list)\n", lab.id, name);
+      std::string names;
+      for (const auto& v : lab.conv2d) names += (names.empty() ? "" : ", ") + v.name;
+      for (const auto& v : lab.conv_layer) names += (names.empty() ? "" : ", ") + v.name;
+      std::error_code ec;
+      const bool path_like = name.find('/') != std::string::npos || fs::exists(name, ec);
+      fmt::print(stderr, "{}: --variant '{}': no such variant{}; the variants are: {}\n", lab.id, name,
+                 path_like ? " (a case folder? --variant takes a name: --variant NAME CASE...)" : "", names);
       return kExitUsage;
     }
+  }
+  if (opt.paths.empty()) {
+    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, argv[0],
+               lab.conv2d.empty() ? "conv_layer" : "conv2d");
+    return kExitUsage;
   }
   auto selected = [&](const std::string& name) {
     return opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), name) != opt.variants.end();
@@ -572,6 +600,10 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     fmt::print("{}: {} passed, {} failed, {} skipped (unsupported mask widths)\n", lab.id, passed, failed, skipped);
   }
   write_json_report(opt.json_path, lab, ctx, results);
+  if (g_json_failed) {
+    fmt::print(stderr, "{}: the results could not be written to {} (see above)\n", lab.id, opt.json_path);
+    return kExitUsage;
+  }
   return exit_code;
 }
 

@@ -189,7 +189,7 @@ TEST_CASE("bench: the pictures' data and script are written, and gnuplot draws t
     REQUIRE(lab07 != std::string::npos);
     REQUIRE(peers != std::string::npos);
     const std::string lab07_plot = text.substr(lab07, peers - lab07);
-    CHECK(lab07_plot.find("title \"lab07 register_tiled\"") != std::string::npos);
+    CHECK(lab07_plot.find("title 'lab07 register_tiled'") != std::string::npos);
     CHECK(lab07_plot.find("cuDNN") == std::string::npos);  // the peers have a picture of their own
     CHECK(text.find("set output \"roofline.png\"") == std::string::npos);
   }

@@ -371,7 +371,7 @@ TEST_CASE("grader docs: --check finds a stale table, a rewrite fixes it, malform
   ProcessResult r = grader({"docs", "--check", "--root", root.string()});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("README.md:3: '<!-- convlab:include results/bench/nvidia-h200/bench.md -->'"));
-  r = grader({"docs", "--root", root.string()});
+  r = grader({"docs", "--force", "--root", root.string()});
   REQUIRE(r.exit_code == 0);
   r = grader({"docs", "--check", "--root", root.string()});
   CHECK(r.exit_code == 0);
@@ -389,7 +389,7 @@ TEST_CASE("grader docs: --check finds a stale table, a rewrite fixes it, malform
   CHECK_THAT(r.output, Catch::Contains("-| 128 | 5 | 4.9 | 4.847 |"));
   CHECK_THAT(r.output, Catch::Contains("+| 128 | 5 | 4.9 | 4.848 |"));
   CHECK(read(root / "slides/01-deck.md") == edited);
-  r = grader({"docs", "--root", root.string()});
+  r = grader({"docs", "--force", "--root", root.string()});
   CHECK(r.exit_code == 0);
   CHECK(read(root / "slides/01-deck.md") == deck_text);
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -116,4 +117,51 @@ TEST_CASE("gpu: a missing case folder is a usage error, not a crash", "[gpu][run
   const grader::ProcessResult p = grader::run_process({(kBin / "solution01").string(), "/nonexistent/case"}, 60s);
   CHECK(p.exit_code == 2);
   CHECK_THAT(p.output, Catch::Contains("/nonexistent/case: no such file"));
+}
+
+// Issue 21 (finding 5): the runner's --json is checked before it runs anything, and a write that
+// fails later is a message and exit 2 — never std::terminate (exit 134).
+TEST_CASE("gpu: runner --json into a folder that takes no file fails before running, naming the file",
+          "[gpu][runner]") {
+  const fs::path ro = fs::temp_directory_path() / fmt::format("convlab-gpu-ro-{}", ::getpid());
+  fs::create_directories(ro);
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+  // Root is not stopped by permissions; sysfs takes no new file from anyone.
+  const fs::path folder = ::access(ro.c_str(), W_OK) == 0 ? fs::path("/sys") : ro;
+  const fs::path out = folder / "report.json";
+  const grader::ProcessResult r =
+      grader::run_process({(kBin / "solution01").string(), (kDatasets / "conv2d").string(), "--json", out.string()}, 60s);
+  fs::remove_all(ro);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains(fmt::format("--json: cannot write {}: cannot create a file in {}: ", out.string(),
+                                                   folder.string())));
+  CHECK_THAT(r.output, !Catch::Contains("PASS"));  // nothing ran
+}
+
+TEST_CASE("gpu: runner --json that stops being writable mid-run is exit 2 with a message, not an abort",
+          "[gpu][runner]") {
+  const fs::path json = fs::temp_directory_path() / fmt::format("convlab-gpu-efbig-{}.json", ::getpid());
+  fs::remove(json);
+  // A file-size limit of 1 KiB with SIGXFSZ ignored: the first reports fit, a later one fails
+  // with EFBIG ("File too large") inside the runner's writer.
+  const std::string cmd = fmt::format("trap '' XFSZ; ulimit -f 1; exec {} {} --no-time --json {}",
+                                      (kBin / "solution01").string(), (kDatasets / "conv2d").string(), json.string());
+  const grader::ProcessResult r = grader::run_process({"/bin/sh", "-c", cmd}, 300s);
+  fs::remove(json);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains(fmt::format("--json: cannot write {}: writing failed: File too large", json.string())));
+  CHECK_THAT(r.output, Catch::Contains(fmt::format("the results could not be written to {} (see above)", json.string())));
+  CHECK_THAT(r.output, Catch::Contains("PASS"));  // the runs went on
+}
+
+TEST_CASE("gpu: runner --variant with a case folder instead of a name lists the variants", "[gpu][runner]") {
+  const grader::ProcessResult r =
+      grader::run_process({(kBin / "solution01").string(), "--variant", (kDatasets / "conv2d").string()}, 60s);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains(fmt::format("--variant '{}': no such variant (a case folder? --variant takes a "
+                                                   "name: --variant NAME CASE...); the variants are: ",
+                                                   (kDatasets / "conv2d").string())));
 }

@@ -23,7 +23,7 @@ struct ConvLayerArgs;
 enum RunnerExit : int {
   kExitAllPassed = 0,    ///< every run case passed (skipped ones aside)
   kExitSomeFailed = 1,   ///< at least one case failed its check
-  kExitUsage = 2,        ///< bad flags, or a case that could not be read
+  kExitUsage = 2,        ///< bad flags, a case that could not be read, or a --json file that cannot be written
   kExitNoGpu = 3,        ///< no usable GPU
   kExitCrashed = 4,      ///< a sticky CUDA error (illegal address, ...): the process stopped
   kExitTimeout = 5,      ///< a case ran past --timeout

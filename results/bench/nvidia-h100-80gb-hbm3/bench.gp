@@ -14,32 +14,32 @@ set xrange [0.5:80]
 set yrange [0.05:85.91240049033614]
 roof(x) = (x * 2.8816928426344792 < 57.27493366022409 ? x * 2.8816928426344792 : 57.27493366022409)
 set output "roofline_labs01-02.png"
-set title "Labs 01-02, untiled: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 01-02, untiled: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
-  "roofline.dat" index 7 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab01 no_restrict", \
-  "roofline.dat" index 8 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab01 mask_restrict", \
-  "roofline.dat" index 9 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab01 input_restrict", \
-  "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab01 both_restrict", \
-  "roofline.dat" index 11 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab02 constant_mask"
+  "roofline.dat" index 7 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab01 no_restrict', \
+  "roofline.dat" index 8 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab01 mask_restrict', \
+  "roofline.dat" index 9 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab01 input_restrict', \
+  "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 2 lw 3 title 'lab01 both_restrict', \
+  "roofline.dat" index 11 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab02 constant_mask'
 set output "roofline_labs03-05.png"
-set title "Labs 03-05, shared-memory tiles: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 03-05, shared-memory tiles: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
-  "roofline.dat" index 12 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab03 tiled_output", \
-  "roofline.dat" index 13 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab04 tiled_input", \
-  "roofline.dat" index 14 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab05 tiled_cached_halo"
+  "roofline.dat" index 12 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab03 tiled_output', \
+  "roofline.dat" index 13 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab04 tiled_input', \
+  "roofline.dat" index 14 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab05 tiled_cached_halo'
 set output "roofline_lab07.png"
-set title "Lab 07, register tiling: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Lab 07, register tiling: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
-  "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title "lab07 register_tiled", \
-  "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title "lab07 shfl_filter", \
-  "roofline.dat" index 2 using 1:2 with linespoints pt 9 ps 2 lw 3 title "lab07 constant_filter", \
-  "roofline.dat" index 3 using 1:2 with linespoints pt 11 ps 2 lw 3 title "lab07 shared_input"
+  "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab07 register_tiled', \
+  "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab07 shfl_filter', \
+  "roofline.dat" index 2 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab07 constant_filter', \
+  "roofline.dat" index 3 using 1:2 with linespoints pt 11 ps 2 lw 3 title 'lab07 shared_input'
 set output "roofline_peers.png"
-set title "NPP, cuDNN and cuFFT: NVIDIA H100 80GB HBM3, 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "NPP, cuDNN and cuFFT: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
-  "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title "NPP nppiFilterBorder_32f_C1R", \
-  "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title "cuDNN", \
-  "roofline.dat" index 6 using 1:2 with linespoints pt 9 ps 2 lw 3 title "cuFFT"
+  "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'NPP nppiFilterBorder_32f_C1R', \
+  "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'cuDNN', \
+  "roofline.dat" index 6 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'cuFFT'
 unset logscale
 unset xrange
 unset yrange
@@ -48,7 +48,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k02.png"
-set title "2x2 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "2x2 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -68,7 +68,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k03.png"
-set title "3x3 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "3x3 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -88,7 +88,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k04.png"
-set title "4x4 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "4x4 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -108,7 +108,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k05.png"
-set title "5x5 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "5x5 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -128,7 +128,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k06.png"
-set title "6x6 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "6x6 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -148,7 +148,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k07.png"
-set title "7x7 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "7x7 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -168,7 +168,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k09.png"
-set title "9x9 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "9x9 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -188,7 +188,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k11.png"
-set title "11x11 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "11x11 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -208,7 +208,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k13.png"
-set title "13x13 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "13x13 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -228,7 +228,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k15.png"
-set title "15x15 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "15x15 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -248,7 +248,7 @@ unset xlabel
 unset ylabel
 
 set output "bars_k17.png"
-set title "17x17 mask on NVIDIA H100 80GB HBM3: % of the measured roofline"
+set title "17x17 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -269,7 +269,7 @@ unset ylabel
 
 set output "sweep.png"
 set terminal pngcairo noenhanced size 1400,800 font "DejaVu Sans,20"
-set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on NVIDIA H100 80GB HBM3, 8192x8192: block shape sweep" font ",22"
+set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on " . 'NVIDIA H100 80GB HBM3' . ", 8192x8192: block shape sweep" font ",22"
 set xtics rotate by -45 left
 set xlabel "block shape (threads in x by y)"
 set rmargin 4

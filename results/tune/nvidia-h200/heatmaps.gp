@@ -15,7 +15,7 @@ set tics nomirror out
 unset key
 
 set output "heatmap_k02.png"
-set multiplot layout 1,2 title "2x2 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "2x2 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k02.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -25,7 +25,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k03.png"
-set multiplot layout 1,2 title "3x3 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "3x3 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k03.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -35,7 +35,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k04.png"
-set multiplot layout 1,2 title "4x4 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "4x4 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k04.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -45,7 +45,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k05.png"
-set multiplot layout 1,2 title "5x5 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "5x5 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k05.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -55,7 +55,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k06.png"
-set multiplot layout 1,2 title "6x6 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "6x6 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k06.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -65,7 +65,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k07.png"
-set multiplot layout 1,2 title "7x7 convolution on NVIDIA H200 (32x4 threads, global->register, unrolled rows)" font ",20"
+set multiplot layout 1,2 title "7x7 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, unrolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k07.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -75,7 +75,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k09.png"
-set multiplot layout 1,2 title "9x9 convolution on NVIDIA H200 (32x4 threads, global->register, rolled rows)" font ",20"
+set multiplot layout 1,2 title "9x9 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, rolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k09.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -85,7 +85,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k11.png"
-set multiplot layout 1,2 title "11x11 convolution on NVIDIA H200 (32x4 threads, global->register, rolled rows)" font ",20"
+set multiplot layout 1,2 title "11x11 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, rolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k11.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -95,7 +95,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k13.png"
-set multiplot layout 1,2 title "13x13 convolution on NVIDIA H200 (32x4 threads, global->register, rolled rows)" font ",20"
+set multiplot layout 1,2 title "13x13 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, rolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k13.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -105,7 +105,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k15.png"
-set multiplot layout 1,2 title "15x15 convolution on NVIDIA H200 (32x4 threads, global->register, rolled rows)" font ",20"
+set multiplot layout 1,2 title "15x15 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, rolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k15.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"
@@ -115,7 +115,7 @@ unset multiplot
 unset object 1
 
 set output "heatmap_k17.png"
-set multiplot layout 1,2 title "17x17 convolution on NVIDIA H200 (32x4 threads, global->register, rolled rows)" font ",20"
+set multiplot layout 1,2 title "17x17 convolution on " . 'NVIDIA H200' . " (32x4 threads, global->register, rolled rows)" font ",20"
 set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb "#bbbbbb" fillstyle solid noborder
 set title "mask via __shfl_sync"
 plot "heatmap_k17.dat" index 0 using 1:2:(0.5):(0.5):5 with boxxyerror fillstyle solid noborder linecolor palette, "" index 0 using 1:2:6 with labels font ",15"

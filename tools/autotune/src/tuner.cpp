@@ -501,7 +501,7 @@ TunerResult Tuner::Impl::sweep() {
   for (const Measurement& m : all) csv += csv_row(m, H, W, peaks_) + "\n";
   write_text_file(dir / "sweep.csv", csv);
   // Heat maps.
-  for (const int k : ks_) write_text_file(dir / fmt::format("heatmap_k{:02d}.dat", k), heatmap_data(k, all, H, W, peaks_, opt_.quick));
+  for (const int k : ks_) write_text_file(dir / fmt::format("heatmap_k{:02d}.dat", k), heatmap_data(k, all, H, W, peaks_, opt_.quick, device_.name));
   write_text_file(dir / "heatmaps.gp", heatmap_gnuplot_script(ks_, device_.name, opt_.quick));
 
   // The paper's table.

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <limits>
 #include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -44,24 +45,42 @@ struct AnalyzeOptions {
   std::optional<int> height, width, mask;
 };
 
+/// Largest image side, tile, block or mask width the analysis takes: grids and counts of such
+/// sizes stay exact in the model's integers (⌈W / tile⌉ with W + tile well below 2^31).
+constexpr long long kMaxAnalyzedSize = 1 << 20;
+
+/// One whole number of an option's text: digits only ("3x", "-1", "+3" are not numbers), at most
+/// `limit`, which the message names (no std::stoi: it throws "stoi" for 99999999999).
+int parse_count(const std::string& item, const std::string& flag, const std::string& text, long long limit) {
+  if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
+    throw UsageError(fmt::format("{} '{}': '{}' is not a non-negative integer", flag, text, item));
+  }
+  const std::size_t digits = item.size() - std::min(item.find_first_not_of('0'), item.size());
+  if (digits > 18 || std::stoll(item) > limit) {
+    throw UsageError(fmt::format("{} '{}': {} is above the limit {}", flag, text, item, limit));
+  }
+  return static_cast<int>(std::stoll(item));
+}
+
 /// "16" → (16, 16) in 2D or (16, 1) in 1D; "16x8" → (16, 8).
 std::pair<int, int> parse_shape(const std::string& text, const char* flag, int dims) {
   std::smatch m;
   if (std::regex_match(text, m, std::regex(R"((\d+))"))) {
-    const int v = std::stoi(m[1]);
+    const int v = parse_count(m[1], flag, text, kMaxAnalyzedSize);
     return {v, dims == 2 ? v : 1};
   }
   if (std::regex_match(text, m, std::regex(R"((\d+)[xX](\d+))"))) {
-    return {std::stoi(m[1]), std::stoi(m[2])};
+    return {parse_count(m[1], flag, text, kMaxAnalyzedSize), parse_count(m[2], flag, text, kMaxAnalyzedSize)};
   }
   throw UsageError(fmt::format("{} '{}': expected N or NxM (e.g. 16 or 32x8)", flag, text));
 }
 
-/// "1,0" → (1, 0); "3" → (3, 0).
+/// "1,0" → (1, 0); "3" → (3, 0). Each at most kMaxAnalyzedSize (the grid is checked after).
 std::pair<int, int> parse_index(const std::string& text) {
   std::smatch m;
   if (std::regex_match(text, m, std::regex(R"((\d+)(?:,(\d+))?)"))) {
-    return {std::stoi(m[1]), m[2].matched ? std::stoi(m[2]) : 0};
+    return {parse_count(m[1], "--block-index", text, kMaxAnalyzedSize),
+            m[2].matched ? parse_count(m[2], "--block-index", text, kMaxAnalyzedSize) : 0};
   }
   throw UsageError(fmt::format("--block-index '{}': expected bx,by (e.g. 0,0)", text));
 }
@@ -95,6 +114,10 @@ analysis::AnalysisReport build_report(const AnalyzeOptions& o) {
     height = info.conv2d.height;
     width = info.conv2d.width;
     mask = info.conv2d.mask_width;
+    if (height > kMaxAnalyzedSize || width > kMaxAnalyzedSize) {
+      throw UsageError(fmt::format("--case {}: a {}x{} image is above the analysis' limit of {} per side", o.case_dir,
+                                   height, width, kMaxAnalyzedSize));
+    }
     origin = fmt::format("case {}", info.id());
   }
   if (o.dims == 2 && !o.height) {
@@ -156,12 +179,7 @@ ConvLayerShape parse_layer(const std::string& text) {
   std::vector<int> v;
   std::stringstream ss(text);
   std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError(fmt::format("--layer '{}': '{}' is not a non-negative integer", text, item));
-    }
-    v.push_back(std::stoi(item));
-  }
+  while (std::getline(ss, item, ',')) v.push_back(parse_count(item, "--layer", text, std::numeric_limits<int>::max()));
   if (v.size() != 6 && v.size() != 9) {
     throw UsageError(fmt::format("--layer '{}': expected B,C,M,H,W,K or B,C,M,H,W,K,S,P,D", text));
   }
@@ -170,6 +188,19 @@ ConvLayerShape parse_layer(const std::string& text) {
     s.stride = v[6];
     s.padding = v[7];
     s.dilation = v[8];
+  }
+  // Each field fits an int, but D·(K−1) and H + 2P need not: checked in 64 bits first, so that
+  // an overflow cannot pass for a small extent.
+  const long long extent = static_cast<long long>(s.dilation) * (s.mask_width - 1) + 1;
+  const long long padded_h = s.height + 2LL * s.padding;
+  const long long padded_w = s.width + 2LL * s.padding;
+  if (padded_h > std::numeric_limits<int>::max() || padded_w > std::numeric_limits<int>::max()) {
+    throw UsageError(fmt::format("--layer '{}': the padded {}x{} input is above the limit {}", text, padded_h, padded_w,
+                                 std::numeric_limits<int>::max()));
+  }
+  if (extent > padded_h || extent > padded_w) {
+    throw UsageError(fmt::format("--layer '{}': the dilated {}x{} mask (extent {}) does not fit the padded {}x{} input",
+                                 text, s.mask_width, s.mask_width, extent, padded_h, padded_w));
   }
   try {
     s.validate();
@@ -395,10 +426,11 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       "bandwidth reduction and divergent warps, for one block and for the whole grid");
   CLI::Option* strategy = cmd->add_option(
       "--strategy", o->strategy, "untiled, untiled-global-mask, tiled1, tiled2 or tiled3");
-  cmd->add_option("--dims", o->dims, "1 or 2 (default 2)");
-  CLI::Option* height = cmd->add_option("--height", o->height, "image rows H");
-  CLI::Option* width = cmd->add_option("--width", o->width, "image columns W (the length N in 1D)");
-  CLI::Option* mask = cmd->add_option("--mask", o->mask, "mask width K");
+  cmd->add_option("--dims", o->dims, "1 or 2 (default 2)")->check(CLI::Range(1, 2));
+  const CLI::Range size_range(1LL, kMaxAnalyzedSize);
+  CLI::Option* height = cmd->add_option("--height", o->height, "image rows H")->check(size_range);
+  CLI::Option* width = cmd->add_option("--width", o->width, "image columns W (the length N in 1D)")->check(size_range);
+  CLI::Option* mask = cmd->add_option("--mask", o->mask, "mask width K")->check(size_range);
   CLI::Option* tile = cmd->add_option(
       "--tile", o->tile, "tile T or TxU: the output tile (tiled1, tiled3) or input tile (tiled2)");
   CLI::Option* block = cmd->add_option("--block", o->block, "untiled block BXxBY (default 32x8)");
@@ -410,7 +442,8 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       "lab01..lab07: the lab's kernel with the configuration it launches with (lab06: every step on a "
       "conv-layer case; lab07: every variant)");
   cmd->add_option("--tuning", o->tuning, "lab07: a tuning file (grader tune); default: the compiled-in configurations");
-  cmd->add_option("--sms", o->sms, "lab06: SMs of the GPU step 3's plan is for (default 132)");
+  cmd->add_option("--sms", o->sms, "lab06: SMs of the GPU step 3's plan is for (default 132)")
+      ->check(CLI::Range(1, 100000));
   CLI::Option* case_dir = cmd->add_option(
       "--case", o->case_dir, "a dataset case folder: H, W and K of a conv2d case, or a conv layer (lab 06, im2col)");
   CLI::Option* layer = cmd->add_option("--layer", o->layer, "a conv layer B,C,M,H,W,K[,S,P,D]: its im2col analysis (lab 06)");

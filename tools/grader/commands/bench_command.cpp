@@ -197,7 +197,16 @@ int render(const json& bench, const fs::path& dir) {
 
 int plot_only(const fs::path& dir) {
   try {
-    return render(read_json(dir / "bench.json"), dir);
+    // Another machine's folder is input: its bench.json is checked before anything is drawn.
+    const fs::path file = dir / "bench.json";
+    json bench;
+    try {
+      bench = read_json(file);
+    } catch (const json::exception& e) {
+      throw std::runtime_error(fmt::format("{}: not valid JSON ({})", file.string(), e.what()));
+    }
+    check_bench_json(bench, file.string());
+    return render(bench, dir);
   } catch (const std::exception& e) {
     fmt::print(stderr, "grader bench --plot-only: {}\n", e.what());
     return kUsageError;
@@ -228,6 +237,15 @@ int run_bench(BenchOptions o) {
   if (o.quick) {
     o.sizes = {4096};
     o.sweep_size = 4096;
+  }
+  if (!o.out.empty()) {
+    // Checked before the benchmarks' long minutes: results that cannot be written are lost.
+    try {
+      check_writable_folder(o.out);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "grader bench: --out: {}\n", e.what());
+      return kUsageError;
+    }
   }
   std::string why;
   const auto device = query_device(&why);

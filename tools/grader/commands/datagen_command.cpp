@@ -1,12 +1,55 @@
 // grader datagen: write the committed public datasets, or a fresh random set from a seed.
+// Nothing is replaced without a word: a folder that already holds cases is written into only
+// with --force (it may be the committed datasets/, or a private set).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "commands/commands.hpp"
+#include "convlab/atomic_file.hpp"
 #include "convlab/datagen.hpp"
+#include "convlab/dataset.hpp"
+#include "system/seed_option.hpp"
 
 namespace convlab::grader {
+namespace {
+
+/// The case folders already under `out` (none when it does not exist), sorted.
+std::vector<std::filesystem::path> cases_in(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> found;
+  std::error_code ec;
+  if (fs::exists(out / "case.json", ec)) return {out};
+  for (auto it = fs::recursive_directory_iterator(out, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && fs::exists(it->path() / "case.json", ec)) found.push_back(it->path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// Whether the cases may be written into `out`: it holds none (or --force), and it takes files.
+/// Says why not on stderr.
+bool may_write_into(const std::filesystem::path& out, bool force) {
+  const auto existing = cases_in(out);
+  if (!existing.empty() && !force) {
+    fmt::print(stderr,
+               "grader datagen: {} already holds {} case{} (e.g. {}); writing would replace them. Give --force "
+               "to write into it, or choose another --out\n",
+               out.string(), existing.size(), existing.size() == 1 ? "" : "s", existing.front().string());
+    return false;
+  }
+  try {
+    check_writable_folder(out);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "grader datagen: --out: {}\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void add_datagen_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("datagen", "generate dataset cases (deterministic: same seed, same bytes)");
@@ -20,11 +63,12 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
     std::string masks = "1,3,5,7,9,11,13,15,17";
     std::string shape;
     bool no_expected = false;
+    bool force = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_flag("--public", args->public_set, "write the committed public set (hand-made and seeded cases)");
   cmd->add_option("--out", args->out, "output folder (default: datasets/ for --public)");
-  cmd->add_option("--seed", args->seed, "seed of a fresh random set");
+  cmd->add_option("--seed", args->seed, "seed of a fresh random set (0 to 18446744073709551615)")->check(seed_number());
   cmd->add_option("--count", args->count, "cases in a random set")->check(CLI::Range(1, 100000));
   cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 65536));
   cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")
@@ -32,16 +76,23 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
   cmd->add_option("--shape", args->shape, "HxW: one conv2d case of this size per mask width (e.g. 8192x8192)");
   cmd->add_flag("--no-expected", args->no_expected, "skip the CPU reference (cases for timing only)");
+  cmd->add_flag("--force", args->force,
+                "write into a folder that already holds cases (a case of the same name is replaced, with no file "
+                "of the old one left beside it; other cases stay)");
   cmd->callback([args, &exit_code] {
+    const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
+                                                                            : std::filesystem::path(args->out);
     if (args->public_set) {
-      const std::filesystem::path out = args->out.empty() ? source_dir() / "datasets" : std::filesystem::path(args->out);
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
       const int n = write_public_datasets(out);
       fmt::print("wrote {} public cases under {}\n", n, out.string());
       exit_code = kGraded;
       return;
     }
     if (args->out.empty()) throw CLI::ValidationError("--out", "a random set needs --out DIR (and --seed N)");
-    const std::filesystem::path out(args->out);
     if (args->problem == "conv2d") {
       MaskWidths masks;
       try {
@@ -64,12 +115,20 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
       } else {
         specs = random_conv2d_specs(args->seed, args->count, args->max_side, masks);
       }
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
       for (const Conv2dSpec& s : specs) {
         Conv2dCase c = generate_case(s, !args->no_expected);
         write_case(out / "conv2d" / s.name, c);
       }
       args->count = static_cast<int>(specs.size());
     } else {
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
       for (const ConvLayerSpec& s : random_conv_layer_specs(args->seed, args->count)) {
         write_case(out / "conv_layer" / s.name, generate_case(s, !args->no_expected));
       }

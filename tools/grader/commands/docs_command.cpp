@@ -1,6 +1,8 @@
 // `grader docs`: the generated blocks of README.md and slides/*.md, rewritten from the code.
 //
-//   grader docs                 rewrite every block that differs from what the code gives now
+//   grader docs                 show every block that differs from what the code gives now (a
+//                               diff) and write nothing: the difference may be a hand edit
+//   grader docs --force         rewrite every block that differs (after reading that diff)
 //   grader docs --check         change nothing; describe each block that differs; exit 1 if any
 //   grader docs --stage DIR     write render-ready copies of the decks into DIR (the `slides`
 //                               target): markers left out, the user's own pictures first, every
@@ -9,12 +11,19 @@
 //   redraws them, --check reports a stale one, --stage draws them into DIR/figures/.
 //   --root DIR                  the repository (default: this build's source tree)
 //
-// Exit status: 0 all current (or rewritten), 1 --check found blocks that differ, 2 a malformed
+// Why --force: a block holds what the generator wrote last time; when it differs from what the
+// generator gives now, either the code changed (the normal case: rewrite it) or someone edited
+// the block by hand (rewriting loses the edit). Nothing recorded tells the two apart, so
+// `grader docs` shows the diff and writes only when told to.
+//
+// Exit status: 0 all current (or rewritten), 1 --check or a `grader docs` without --force found
+// blocks that differ (nothing written), 2 a malformed
 // marker (unclosed block, unknown kind, unknown table...: each named with file and line) or a
 // bad option; nothing is written when any marker is malformed.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <regex>
 
@@ -34,6 +43,7 @@ struct DocsOptions {
   std::string root;
   std::string stage;
   bool quiet = false;
+  bool force = false;
 };
 
 bool looks_like_root(const fs::path& p) {
@@ -47,7 +57,7 @@ std::optional<fs::path> find_root(const std::string& given) {
   std::error_code ec;
   if (!given.empty()) {
     if (!fs::is_directory(given, ec)) return std::nullopt;
-    return fs::weakly_canonical(fs::absolute(given), ec);
+    return fs::weakly_canonical(fs::absolute(given), ec);  // run_docs checks that it is one
   }
   std::vector<fs::path> candidates{source_dir(), bin_dir().parent_path().parent_path()};
   for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
@@ -97,8 +107,7 @@ void copy_deck_images(const std::string& text, const fs::path& slides_dir, const
     std::error_code ec;
     if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
     fs::create_directories((stage / rel).parent_path(), ec);
-    fs::copy_file(slides_dir / rel, stage / rel, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot copy {}: {}", (slides_dir / rel).string(), ec.message()));
+    write_file_atomically(stage / rel, read_whole_file(slides_dir / rel));  // the one writer: no planted link followed
   }
 }
 
@@ -108,6 +117,12 @@ int run_docs(const DocsOptions& o) {
     fmt::print(stderr, "grader docs: {}\n",
                o.root.empty() ? "cannot find the repository (a folder with slides/ and CMakePresets.json); give --root DIR"
                               : fmt::format("--root {}: no such folder", o.root));
+    return kUsageError;
+  }
+  if (!looks_like_root(*root)) {
+    // A folder with no documents would otherwise pass as "all 0 blocks current".
+    fmt::print(stderr, "grader docs: not a convlab repository: {} (no slides/ folder and CMakePresets.json)\n",
+               root->string());
     return kUsageError;
   }
   const bool staging = !o.stage.empty();
@@ -183,8 +198,7 @@ int run_docs(const DocsOptions& o) {
     std::error_code ec;
     for (const auto& [from, to] : generator.copies()) {
       fs::create_directories(to.parent_path(), ec);
-      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-      if (ec) throw std::runtime_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+      write_file_atomically(to, read_whole_file(from));
     }
     for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
     if (!o.quiet) {
@@ -212,10 +226,24 @@ int run_docs(const DocsOptions& o) {
       return kGraded;
     }
     fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
-               "`build/bin/grader docs` rewrites them\n", stale, blocks);
+               "`build/bin/grader docs --force` rewrites them\n", stale, blocks);
     return 1;
   }
 
+  if (stale > 0 && !o.force) {
+    for (const auto& r : results) {
+      for (const auto& b : r.doc.blocks) {
+        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
+      }
+    }
+    std::fflush(stdout);  // the diffs first, then the verdict
+    fmt::print(stderr,
+               "grader docs: {} of {} generated blocks differ from what the code generates now (above: - the file, "
+               "+ the code); nothing was written. If the differences are the code's, run `grader docs --force`; a "
+               "hand edit inside a block would be lost: move it out of the block first\n",
+               stale, blocks);
+    return 1;
+  }
   write_drawings();
   for (const auto& file : stale_drawings) {
     std::error_code ec;
@@ -241,7 +269,9 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "docs",
       "Regenerate the generated blocks of README.md and slides/*.md (lecture tables, errata, included "
-      "results, code excerpts, pictures of grader tools/bench/tune) between their <!-- convlab:... --> markers");
+      "results, code excerpts, pictures of grader tools/bench/tune) between their <!-- convlab:... --> markers. A "
+      "block that differs from what the code generates is shown as a diff and rewritten only with --force: a "
+      "change of the code and a hand edit look the same, and rewriting would lose the edit");
   cmd->add_flag("--check", opts->check,
                 "change nothing: describe every block that differs and exit 1 if any does (0: all current; "
                 "2: a malformed marker, named with file and line)");
@@ -250,6 +280,10 @@ void add_docs_command(CLI::App& app, int& exit_code) {
                   "write render-ready copies of the decks into this folder instead (markers left out; your own "
                   "results from build*/benchmarks and build*/tuning first; pictures copied into its img/)");
   cmd->add_flag("--quiet", opts->quiet, "print only differences and errors");
+  cmd->add_flag("--force", opts->force,
+                "write every block that differs from what the code generates now. Without it `grader docs` shows "
+                "each such block as a diff and writes nothing (exit 1): a block that differs was either left behind "
+                "by a change of the code (rewrite it) or edited by hand (the edit would be lost)");
   cmd->footer(
       "Markers (whole lines, HTML comments; each block ends with <!-- convlab:end -->):\n"
       "  <!-- convlab:table NAME... -->             grader tables --format markdown --no-gpu --table NAME\n"

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "commands/commands.hpp"
+#include "system/seed_option.hpp"
 #include "convlab/atomic_file.hpp"
 #include "engine/lab_catalog.hpp"
 #include "reports/slurm_files.hpp"
@@ -185,7 +186,8 @@ void add_slurm_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--dry-run", o->dry_run, "print the scripts; submit nothing, write nothing");
   cmd->add_option("--labs", o->labs, "grade only these labs, e.g. 01,03 (default: all)");
   auto* datasets = cmd->add_option("--datasets", o->datasets, "grade on the cases in DIR (seen by every node)");
-  auto* seed = cmd->add_option("--random-seed", o->random_seed, "grade on a fresh random set from this seed");
+  auto* seed = cmd->add_option("--random-seed", o->random_seed, "grade on a fresh random set from this seed")
+                   ->check(seed_number());
   datasets->excludes(seed);
   cmd->add_option("--random-count", o->random_count, "cases per problem in the random set (default 20)")
       ->check(CLI::Range(1, 10000));

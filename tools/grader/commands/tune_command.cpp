@@ -9,7 +9,8 @@
 //                               solution07)
 //   grader tune --kernel FILE   the same for any copy of the kernel file
 //   grader tune --bench         time the configurations in use at 8192² against the targets
-//   grader tune --plot-only DIR render DIR's heat maps with gnuplot (works without a GPU)
+//   grader tune --plot-only DIR render DIR's heat maps with gnuplot (works without a GPU): the script
+//                               is written anew from DIR's validated data, never run as found
 //   grader tune --compile-only  compile the heat-map sweep and report registers and spills
 //                               (works without a GPU; fills the cubin cache)
 #include <CLI/CLI.hpp>
@@ -22,7 +23,10 @@
 #include <string>
 
 #include "commands/commands.hpp"
+#include "convlab/atomic_file.hpp"
+#include "convlab/autotune/heatmap_files.hpp"
 #include "convlab/autotune/kernel_source.hpp"
+#include "convlab/autotune/measurement.hpp"
 #include "convlab/autotune/search_space.hpp"
 #include "convlab/autotune/tuner.hpp"
 #include "convlab/autotune/tuning_file.hpp"
@@ -67,12 +71,18 @@ struct TuneOptions {
 
 // --- Plotting (no GPU needed) ------------------------------------------------------------------
 
-/// Renders DIR/heatmaps.gp. Returns kGraded when the PNGs were written, kCouldNotGrade when
-/// gnuplot is missing or failed (the data files stay for a later --plot-only).
+/// Draws DIR's heat maps: reads and validates DIR/heatmap_kNN.dat, writes DIR/heatmaps.gp anew
+/// from them and runs that. A heatmaps.gp found in DIR is never run: a report folder is copied
+/// between machines, and a script in it could run anything. Returns kGraded when the PNGs were
+/// written, kUsageError for a folder without valid heat-map data, kCouldNotGrade when gnuplot
+/// is missing or failed (the data files stay for a later --plot-only).
 int render_heatmaps(const fs::path& dir) {
-  const fs::path script = dir / "heatmaps.gp";
-  if (!fs::exists(script)) {
-    fmt::print(stderr, "grader tune: {} does not exist (run `grader tune` first)\n", script.string());
+  HeatmapFolder data;
+  try {
+    data = read_heatmap_folder(dir);
+    write_file_atomically(dir / "heatmaps.gp", heatmap_gnuplot_script(data.mask_widths, data.device, data.quick));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "grader tune: {}\n", e.what());
     return kUsageError;
   }
   const fs::path gnuplot = find_gnuplot().value_or(fs::path());
@@ -163,7 +173,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                                          "solution07-<gpu>.json)");
   cmd->add_flag("--quick", o->quick, "a small sweep (a first look, tests)");
   cmd->add_flag("--bench", o->bench, "no sweep: time the configurations in use against the targets of labs/07-register-tiling/README.md");
-  cmd->add_option("--plot-only", o->plot_only, "only draw the heat maps of a report folder with gnuplot");
+  cmd->add_option("--plot-only", o->plot_only, "only draw the heat maps of a report folder with gnuplot (its heatmaps.gp is written anew from its "
+                  "heatmap_kNN.dat, which are checked first; a script found there is never run)");
   cmd->add_flag("--compile-only", o->compile_only, "only compile the heat-map sweep and report registers and spills (no GPU)");
   cmd->add_flag("--warm-cache", o->warm_cache,
                 "only compile, on all cores, every kernel the lab's variants will use (tuning file or defaults)");
@@ -185,6 +196,19 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       (void)parse_mask_list(o->masks);
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--masks", e.what());
+    }
+    // Where the sweep's results go, checked before minutes of sweeping.
+    try {
+      if (!o->out.empty() && !o->bench && !o->compile_only && !o->warm_cache) check_writable_folder(o->out);
+      if (!o->tuning.empty() && !o->bench && !o->compile_only && !o->warm_cache) {
+        const fs::path t(o->tuning);
+        if (t.has_parent_path()) check_writable_folder(t.parent_path());
+        check_writable(t);
+      }
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "grader tune: {}\n", e.what());
+      exit_code = kUsageError;
+      return;
     }
 #if CONVLAB_TUNE_CUDA
     // No GPU, an unreadable kernel source or tuning file: "could not", not a usage error.

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "convlab/atomic_file.hpp"
+#include "system/seed_option.hpp"
 #include "system/child_environment.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
@@ -47,12 +48,22 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
 }
 
 // An output file's folder must exist before hours of grading, not after.
-bool output_folder_exists(const std::string& path, const char* flag) {
+// A report file checked writable before anything slow (convlab/atomic_file.hpp's check):
+// grading an hour and then failing to write the report would lose the hour.
+bool output_writable(const std::string& path, const char* flag) {
   if (path.empty()) return true;
   const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (fs::is_directory(parent)) return true;
-  fmt::print(stderr, "grader: error: {} {}: there is no folder {}\n", flag, path, parent.string());
-  return false;
+  if (!fs::is_directory(parent)) {
+    fmt::print(stderr, "grader: error: {} {}: there is no folder {}\n", flag, path, parent.string());
+    return false;
+  }
+  try {
+    check_writable(path);
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "grader: error: {}: {}\n", flag, e.what());
+    return false;
+  }
+  return true;
 }
 
 // The executable in the project's own build, if it is there.
@@ -83,7 +94,8 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   auto* datasets = cmd->add_option("--datasets", o.datasets,
                                    "grade on the cases in DIR (a private set) instead of the public datasets/");
   auto* seed = cmd->add_option("--random-seed", o.random_seed,
-                               "grade on a fresh random set generated from this seed (conv2d and conv layers)");
+                               "grade on a fresh random set generated from this seed (conv2d and conv layers)")
+                   ->check(seed_number());
   cmd->add_option("--random-count", o.random_count, "cases per problem in the random set (default 20)")
       ->check(CLI::Range(1, 10000));
   datasets->excludes(seed);
@@ -123,8 +135,8 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
     exit_code = kUsageError;
     return;
   }
-  if (!output_folder_exists(o.json, "--json") || !output_folder_exists(o.gradescope, "--gradescope") ||
-      !output_folder_exists(o.csv, "--csv") || !output_folder_exists(o.schedule, "--schedule")) {
+  if (!output_writable(o.json, "--json") || !output_writable(o.gradescope, "--gradescope") ||
+      !output_writable(o.csv, "--csv") || !output_writable(o.schedule, "--schedule")) {
     exit_code = kUsageError;
     return;
   }

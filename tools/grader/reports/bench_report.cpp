@@ -7,9 +7,12 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/gnuplot_text.hpp"
 #include "convlab/markdown.hpp"
+#include "convlab/shapes.hpp"
 #include "engine/ncu_profile.hpp"
 
 namespace convlab::grader {
@@ -366,9 +369,126 @@ json join_sweep(const json& timed, const json& plan, const std::string& ncu_csv,
   return rows;
 }
 
+namespace {
+
+/// The checks of check_bench_json, each naming the field's path.
+struct BenchJsonCheck {
+  std::string origin;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const {
+    throw std::runtime_error(fmt::format("{}: {}: {}", origin, field, why));
+  }
+  /// j[key], if present, is an object.
+  void object(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_object()) fail(field, "not an object");
+  }
+  /// j[key], if present, is an array of objects.
+  void objects(const json& j, const char* key, const std::string& field) const {
+    if (!j.contains(key)) return;
+    if (!j[key].is_array()) fail(field, "not an array");
+    for (std::size_t i = 0; i < j[key].size(); ++i) {
+      if (!j[key][i].is_object()) fail(fmt::format("{}[{}]", field, i), "not an object");
+    }
+  }
+  void string(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_string()) fail(field, "not a string");
+  }
+  void number(const json& j, const char* key, const std::string& field) const {
+    if (j.contains(key) && !j[key].is_number() && !j[key].is_null()) fail(field, "not a number");
+  }
+  void whole(const json& j, const char* key, const std::string& field, long long lo, long long hi) const {
+    if (!j.contains(key)) return;
+    const json& v = j[key];
+    bool ok = false;
+    if (v.is_number_unsigned()) {
+      const std::uint64_t u = v.get<std::uint64_t>();
+      ok = u >= static_cast<std::uint64_t>(std::max(lo, 0LL)) && u <= static_cast<std::uint64_t>(hi);
+    } else if (v.is_number_integer()) {
+      const long long x = v.get<long long>();
+      ok = x >= lo && x <= hi;
+    }
+    if (!ok) fail(field, fmt::format("not a whole number from {} to {}", lo, hi));
+  }
+};
+
+// Largest image side and block side a bench.json may hold (the benchmarks take at most 32768
+// and 1024).
+constexpr long long kMaxBenchSide = 1 << 20;
+constexpr long long kMaxBenchBlock = 1024;
+
+}  // namespace
+
+void check_bench_json(const json& bench, const std::string& origin) {
+  const BenchJsonCheck c{origin};
+  if (!bench.is_object()) c.fail("(top level)", "not an object");
+  for (const char* part : {"device", "ceilings", "clocks", "conv2d", "layers", "sweep"}) c.object(bench, part, part);
+  c.string(bench, "date", "date");
+  if (bench.contains("device")) {
+    const json& d = bench["device"];
+    for (const char* k : {"name", "compute_capability", "driver", "runtime"}) c.string(d, k, std::string("device.") + k);
+    c.whole(d, "sms", "device.sms", 0, 1 << 20);
+  }
+  if (!bench.contains("ceilings")) c.fail("ceilings", "missing");
+  for (const char* k : {"copy_bytes_per_s", "fma_flops_per_s"}) {
+    if (!bench["ceilings"].contains(k) || !bench["ceilings"][k].is_number()) {
+      c.fail(std::string("ceilings.") + k, "missing or not a number");
+    }
+  }
+  if (bench.contains("clocks")) {
+    c.object(bench["clocks"], "during_conv2d", "clocks.during_conv2d");
+    if (bench["clocks"].contains("during_conv2d")) {
+      c.whole(bench["clocks"]["during_conv2d"], "samples", "clocks.during_conv2d.samples", 0, 1LL << 40);
+    }
+  }
+  if (bench.contains("conv2d")) {
+    const json& conv = bench["conv2d"];
+    c.object(conv, "protocol", "conv2d.protocol");
+    if (conv.contains("protocol")) {
+      for (const char* k : {"interior_samples", "warmup", "repeats"}) {
+        c.whole(conv["protocol"], k, std::string("conv2d.protocol.") + k, 0, 1LL << 40);
+      }
+    }
+    if (conv.contains("missing_peers") && !conv["missing_peers"].is_array()) c.fail("conv2d.missing_peers", "not an array");
+    c.objects(conv, "results", "conv2d.results");
+    for (std::size_t i = 0; conv.contains("results") && i < conv["results"].size(); ++i) {
+      const json& r = conv["results"][i];
+      const std::string at = fmt::format("conv2d.results[{}]", i);
+      for (const char* k : {"method", "kind", "error", "detail"}) c.string(r, k, at + "." + k);
+      c.whole(r, "height", at + ".height", 1, kMaxBenchSide);
+      c.whole(r, "width", at + ".width", 1, kMaxBenchSide);
+      c.whole(r, "mask_width", at + ".mask_width", 1, convlab::kMaxMaskWidth);
+      for (const char* k : {"ms", "gb_per_s", "tflop_per_s", "roofline_fraction"}) c.number(r, k, at + "." + k);
+    }
+  }
+  if (bench.contains("layers")) {
+    const json& layers = bench["layers"];
+    c.objects(layers, "layers", "layers.layers");
+    for (std::size_t i = 0; layers.contains("layers") && i < layers["layers"].size(); ++i) {
+      c.objects(layers["layers"][i], "measurements", fmt::format("layers.layers[{}].measurements", i));
+    }
+  }
+  if (bench.contains("sweep")) {
+    const json& sweep = bench["sweep"];
+    c.whole(sweep, "size", "sweep.size", 1, kMaxBenchSide);
+    c.object(sweep, "ncu", "sweep.ncu");
+    c.objects(sweep, "rows", "sweep.rows");
+    for (std::size_t i = 0; sweep.contains("rows") && i < sweep["rows"].size(); ++i) {
+      const json& r = sweep["rows"][i];
+      const std::string at = fmt::format("sweep.rows[{}]", i);
+      c.whole(r, "mask_width", at + ".mask_width", 1, convlab::kMaxMaskWidth);
+      c.whole(r, "block_x", at + ".block_x", 1, kMaxBenchBlock);
+      c.whole(r, "block_y", at + ".block_y", 1, kMaxBenchBlock);
+      c.object(r, "ncu", at + ".ncu");
+    }
+  }
+}
+
 std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir) {
   std::vector<std::string> pngs;
-  const std::string gpu = str(bench.value("device", json::object()), "name", "this GPU");
+  // Every string of bench.json enters the script through gnuplot_string (bench.json may come
+  // from another machine: `--plot-only` redraws a copied folder); numbers go in as numbers.
+  const json& device = bench.contains("device") && bench["device"].is_object() ? bench["device"] : json::object();
+  const std::string gpu = gnuplot_string(str(device, "name", "this GPU"));
   std::string gp = fmt::format(
       "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
       "# (or: grader bench --plot-only THIS_FOLDER)\n"
@@ -413,11 +533,11 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
         if (r && ran(*r)) block += fmt::format("{}\t{}\t{}\n", 2.0 * k * k / 8.0, num(*r, "tflop_per_s"), k);
       }
       if (block.empty()) continue;
-      dat += fmt::format("# {}\n{}\n\n", m, block);
+      dat += fmt::format("# {}\n{}\n\n", gnuplot_data_field(m), block);
       std::string& plot = plots[family_of(m)];
       const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
-      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title \"{}\"", index,
-                          5 + 2 * (n % 4), m);
+      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title {}", index,
+                          5 + 2 * (n % 4), gnuplot_string(m));
       ++index;
     }
     write_file_atomically(dir / "roofline.dat", dat);
@@ -430,7 +550,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       if (plots[f].empty()) continue;
       const std::string png = fmt::format("roofline_{}.png", families[f].file);
       gp += fmt::format(
-          "set output \"{}\"\nset title \"{}: {}, {}x{}\\n"
+          "set output \"{}\"\nset title \"{}: \" . {} . \", {}x{}\\n"
           "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
           "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
           png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
@@ -445,7 +565,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       int rows = 0;
       for (const auto& m : methods) {
         // The axis label: NPP's function name is longer than the bars it labels.
-        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : m;
+        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
         bool any = false;
         for (const auto& [h, w] : sizes) {
           const json* r = find_row(results, m, h, w, k);
@@ -462,7 +582,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       const std::string name = fmt::format("bars_k{:02d}", k);
       write_file_atomically(dir / (name + ".dat"), bars);
       gp += fmt::format(
-          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on {2}: % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on \" . {2} . \": % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
           "set boxwidth 0.9\nset xtics rotate by -50 left\nset rmargin 6\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
           "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
           "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\n",
@@ -512,7 +632,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
     }
     gp += fmt::format(
         "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
-        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on {}, {}x{}: block shape sweep{}\" "
+        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
         "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
         "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
         ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/ceil_div.hpp"
 #include "convlab/cuda_check.cuh"
 #include "convlab/library_check.hpp"
@@ -90,17 +91,13 @@ inline void write_cached(const std::filesystem::path& base, const CompiledCubin&
   std::error_code ec;
   std::filesystem::create_directories(base.parent_path(), ec);
   if (ec) return;
-  const std::string tag = fmt::format(".{}.tmp", getpid());
-  {
-    std::ofstream bin(base.string() + ".cubin" + tag, std::ios::binary);
-    bin.write(c.cubin.data(), static_cast<std::streamsize>(c.cubin.size()));
-    std::ofstream meta(base.string() + ".json" + tag);
-    meta << nlohmann::json{{"name_expression", c.name_expression}, {"lowered_name", c.lowered_name},
-                           {"mask_symbol", c.mask_symbol}, {"log", c.log}}.dump(1);
-    if (!bin || !meta) return;
+  try {
+    write_file_atomically(base.string() + ".cubin", std::string_view(c.cubin.data(), c.cubin.size()));
+    write_file_atomically(base.string() + ".json",
+                          nlohmann::json{{"name_expression", c.name_expression}, {"lowered_name", c.lowered_name},
+                                         {"mask_symbol", c.mask_symbol}, {"log", c.log}}.dump(1));
+  } catch (const std::runtime_error&) {
   }
-  std::filesystem::rename(base.string() + ".cubin" + tag, base.string() + ".cubin", ec);
-  std::filesystem::rename(base.string() + ".json" + tag, base.string() + ".json", ec);
 }
 
 }  // namespace detail

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "convlab/autotune/kernel_source.hpp"
+#include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
 #include "convlab/lab07_config.hpp"
 
@@ -202,17 +203,17 @@ inline TuningTable read_tuning_file(const std::filesystem::path& path) {
   return parse_tuning(j, path.string());
 }
 
-/// Writes a tuning file atomically (a temporary file renamed over the target).
+/// Writes a tuning file atomically (convlab/atomic_file.hpp), creating its folder.
+/// @throws TuningError naming the file and the step that failed.
 inline void write_tuning_file(const std::filesystem::path& path, const TuningTable& t) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw TuningError(tmp.string() + ": cannot be written");
-    out << tuning_to_json(t).dump(2) << '\n';
-    if (!out) throw TuningError(tmp.string() + ": write failed");
+  try {
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+    write_file_atomically(path, tuning_to_json(t).dump(2) + "\n");
+  } catch (const std::filesystem::filesystem_error& e) {
+    throw TuningError(fmt::format("{}: cannot be written: {}", path.string(), e.code().message()));
+  } catch (const std::runtime_error& e) {
+    throw TuningError(e.what());
   }
-  std::filesystem::rename(tmp, path);
 }
 
 using convlab::device_slug;  // "NVIDIA H200" -> "nvidia-h200" (convlab/device_info.hpp)
