@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "engine/grading_sandbox.hpp"
@@ -26,6 +27,7 @@
 #include "reports/batch_report.hpp"
 #include "reports/grade_report.hpp"
 #include "system/sandbox.hpp"
+#include "system/exit_codes.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
@@ -457,4 +459,57 @@ TEST_CASE("sandbox: with --no-sandbox every report says so in its header", "[gra
   run.sandbox = sandbox_description(false);
   CHECK_THAT(batch_summary({s}, {}, run), Catch::StartsWith("sandbox: NOT SANDBOXED"));
   CHECK(batch_json({s}, run).at("run").at("sandboxed") == false);
+}
+
+TEST_CASE("sandbox: grade and batch, serial or pipelined, build every submission in the sandbox they run it in",
+          "[grader][sandbox][class]") {
+  if (!cpu_sandbox()) return;
+  // The grader's test mode: its sandbox has no GPU nodes, and its test-double builder refuses to
+  // build when the run made a sandbox but the builder was given none (a student's compile
+  // outside the sandbox).
+  TempDir tmp("sandbox-class");
+  const fs::path cases = tmp.path() / "cases" / "conv2d";
+  fs::create_directories(cases);
+  for (const char* c : {"hand_box_3x3_k3", "k3_7x7", "k5_2x3"}) {
+    fs::copy(fs::path(CONVLAB_SOURCE_DIR) / "datasets" / "conv2d" / c, cases / c, fs::copy_options::recursive);
+  }
+  std::ifstream rubric_in(fs::path(CONVLAB_SOURCE_DIR) / "tools" / "grader" / "rubric.json");
+  std::string rubric((std::istreambuf_iterator<char>(rubric_in)), std::istreambuf_iterator<char>());
+  const std::string big = "\"height\": 2048, \"width\": 2048", small = "\"height\": 64, \"width\": 64";
+  REQUIRE(rubric.find(big) != std::string::npos);
+  rubric.replace(rubric.find(big), big.size(), small);  // a small timed case keeps the fake runs fast
+  std::ofstream(tmp.path() / "rubric.json") << rubric;
+  for (const char* student : {"ana", "ben"}) {
+    fs::create_directories(tmp.path() / "class" / student / "01-naive");
+    std::ofstream(tmp.path() / "class" / student / "01-naive" / "fake.args") << "--fake-time-ms 1\n";
+  }
+  const std::vector<std::string> common = {"--labs", "01", "--datasets", (tmp.path() / "cases").string(), "--rubric",
+                                           (tmp.path() / "rubric.json").string(), "--timeout", "10", "--quiet"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), CONVLAB_GRADER_TEST_MODE_EXE);
+    args.insert(args.end(), common.begin(), common.end());
+    return run_process(args, 300s);
+  };
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{"batch", (tmp.path() / "class").string(), "-j", "2"},
+        std::vector<std::string>{"batch", (tmp.path() / "class").string(), "--serial", "--gpus", "0"},
+        std::vector<std::string>{"grade", "--submission", (tmp.path() / "class" / "ana").string()}}) {
+    const fs::path report = tmp.path() / fmt::format("{}-{}.json", how[0], how.size());
+    std::vector<std::string> args = how;
+    args.insert(args.end(), {"--json", report.string()});
+    const ProcessResult r = run(args);
+    INFO(how[0] << " " << how.back() << "\n" << r.output);
+    CHECK(r.exit_code == kGraded);
+    CHECK_THAT(r.output, !Catch::Contains("outside its sandbox"));
+    std::ifstream in(report);
+    REQUIRE(in);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    CHECK(j.at("run").at("sandboxed") == true);
+    const nlohmann::json students = how[0] == "grade" ? nlohmann::json::array({j.at("submission")}) : j.at("students");
+    REQUIRE(!students.empty());
+    for (const nlohmann::json& s : students) {
+      INFO(s.dump());
+      for (const nlohmann::json& lab : s.at("labs")) CHECK(lab.at("correctness").at("passed").get<int>() > 0);
+    }
+  }
 }

@@ -50,11 +50,20 @@ std::string read_args(const fs::path& file) {
   return text;
 }
 
+// Whether this run made a sandbox: then every build must be given it too.
+bool g_sandboxed = false;
+
 class FakeBuilder final : public LabBuilder {
  public:
+  explicit FakeBuilder(const BuildSettings& settings) : sandboxed_(settings.sandbox.has_value()) {}
   void stage(const fs::path& submission, const std::vector<LabInfo>&) override { submission_ = submission; }
   LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) override {
     LabExecutable e;
+    if (g_sandboxed && !sandboxed_) {  // a student's compile would have run outside the sandbox
+      e.build_reasons = {reason::kCompileError};
+      e.build_message = "the grader built this submission outside its sandbox";
+      return e;
+    }
     const fs::path args = submission_ / lab.folder / "fake.args";
     if (!fs::exists(args)) {
       e.build_reasons = {reason::kMissingFile};
@@ -73,6 +82,7 @@ class FakeBuilder final : public LabBuilder {
 
  private:
   fs::path submission_;
+  bool sandboxed_;
 };
 
 }  // namespace
@@ -95,8 +105,23 @@ int main(int argc, char** argv) {
   };
   p.reference_exe = [reference](const LabInfo&) { return std::optional<fs::path>(reference); };
   p.listing_exe = p.reference_exe;
-  p.make_builder = [](const BuildSettings&, const std::vector<LabInfo>&) -> std::unique_ptr<LabBuilder> {
-    return std::make_unique<FakeBuilder>();
+  p.make_builder = [](const BuildSettings& settings, const std::vector<LabInfo>&) -> std::unique_ptr<LabBuilder> {
+    return std::make_unique<FakeBuilder>(settings);
+  };
+  // The sandbox without a GPU: no device nodes; the test double's labs are scripts that run the
+  // fake lab of the build tree, so its folder is shown read-only.
+  p.make_sandbox = [](const std::string&, const std::vector<fs::path>&, std::string* problem, std::string* fix) {
+    const SandboxProbe probe = probe_sandbox();
+    if (!probe.ok()) {
+      *problem = probe.problem;
+      *fix = probe.fix;
+      return std::optional<SandboxSpec>();
+    }
+    SandboxSpec spec;
+    spec.bwrap = *probe.bwrap;
+    spec.read_only.push_back(fs::path(CONVLAB_FAKE_LAB).parent_path());
+    g_sandboxed = true;
+    return std::optional<SandboxSpec>(spec);
   };
   set_grading_platform(std::move(p));
 

@@ -190,7 +190,7 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
       if (t) tools.push_back(*t);
     }
     std::string problem, fix;
-    settings.sandbox = make_lab_sandbox(device->pci_bus_id, tools, &problem, &fix);
+    settings.sandbox = grading_platform().make_sandbox(device->pci_bus_id, tools, &problem, &fix);
     if (!settings.sandbox) {
       fmt::print(stderr,
                  "grader: cannot grade: the sandbox that keeps each submission away from the datasets, the "

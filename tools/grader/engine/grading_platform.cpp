@@ -45,6 +45,7 @@ GradingPlatform real_grading_platform() {
   p.make_builder = [](const BuildSettings& settings, const std::vector<LabInfo>& all_labs) -> std::unique_ptr<LabBuilder> {
     return std::make_unique<ProjectBuilder>(settings, all_labs);
   };
+  p.make_sandbox = make_lab_sandbox;
   return p;
 }
 

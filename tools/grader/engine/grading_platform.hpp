@@ -14,6 +14,7 @@
 
 #include "convlab/device_info.hpp"
 #include "engine/gpu_slots.hpp"
+#include "engine/grading_sandbox.hpp"
 #include "engine/lab_catalog.hpp"
 #include "engine/lab_grader.hpp"
 #include "engine/submission_build.hpp"
@@ -38,6 +39,11 @@ struct GradingPlatform {
   std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe, listing_exe;
   /// A builder over one build folder.
   std::function<std::unique_ptr<LabBuilder>(const BuildSettings&, const std::vector<LabInfo>& all_labs)> make_builder;
+  /// The sandbox of the submissions' steps on the GPU of `pci_bus_id`, or nullopt with *problem
+  /// and *fix (engine/grading_sandbox.hpp: make_lab_sandbox).
+  std::function<std::optional<SandboxSpec>(const std::string& pci_bus_id, const std::vector<std::filesystem::path>& tools,
+                                           std::string* problem, std::string* fix)>
+      make_sandbox;
 };
 
 /// The real platform: CUDA's device query, the project's build for the references, and
