@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "reports/bench_report.hpp"
+#include "reports/bench_file.hpp"
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
@@ -197,7 +198,7 @@ int render(const json& bench, const fs::path& dir) {
 
 int plot_only(const fs::path& dir) {
   try {
-    return render(read_json(dir / "bench.json"), dir);
+    return render(read_bench_file(dir / "bench.json"), dir);
   } catch (const std::exception& e) {
     fmt::print(stderr, "grader bench --plot-only: {}\n", e.what());
     return kUsageError;
