@@ -146,7 +146,7 @@ CaseInfo read_case_info(const fs::path& dir) {
   info.name = j["name"].get<std::string>();
   // The name becomes a folder (staging) and part of output file names: one plain component.
   if (const std::string why = case_name_problem(info.name); !why.empty()) {
-    fail(file, fmt::format("field \"name\": {} is not a case name: {}", json(info.name).dump(), why));
+    fail(file, fmt::format("field \"name\": {} is not a case name: {}", json(info.name).dump(-1, ' ', false, json::error_handler_t::replace), why));
   }
   info.description = string_field(file, j, "description", std::string());
   if (j.contains("seed")) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "convlab/datagen.hpp"
 #include "convlab/reference.hpp"
 
@@ -64,7 +66,7 @@ fs::path stage_inputs(const GradingCase& c, const fs::path& dest_root) {
   // creates that folder and deletes only it, and only when it created it.
   if (const std::string why = case_name_problem(c.info.name); !why.empty()) {
     throw DatasetError(fmt::format("{}: field \"name\": {} is not a case name: {}; not staged",
-                                   (c.dir / "case.json").string(), nlohmann::json(c.info.name).dump(), why));
+                                   (c.dir / "case.json").string(), nlohmann::json(c.info.name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), why));
   }
   fs::create_directories(dest_root / problem_name(c.info.problem));
   const fs::path root = fs::canonical(dest_root);
