@@ -83,7 +83,7 @@ TEST_CASE("dataset: malformed case folders are rejected with the file and the re
 
   const fs::path missing = fresh_dir("missing_field");
   write_text(missing / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv2d", "shape": {"height": 3, "width": 3}})");
-  expect_error(missing, "missing field \"mask_width\"");
+  expect_error(missing, "missing field \"shape.mask_width\"");
 
   const fs::path notint = fresh_dir("not_int");
   write_text(notint / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv2d", "shape": {"height": "3", "width": 3, "mask_width": 3}})");

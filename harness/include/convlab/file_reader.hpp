@@ -31,6 +31,7 @@ class InputFile {
 
   /// The file's size when it was opened.
   [[nodiscard]] std::uint64_t size() const { return size_; }
+  /// The file, as given.
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
   /// Reads up to `n` bytes; @returns how many were read (fewer only at the end of the file).
   /// @throws LoadError naming the file on a read error

@@ -37,18 +37,17 @@ inline constexpr std::uint64_t kMaxTextFileBytes = 64ull << 20;
 /// Longest case name (it becomes a folder name and part of output file names).
 inline constexpr std::size_t kMaxCaseNameLength = 128;
 
-/// The product of `factors`, or nullopt when it exceeds `limit` (or overflows 64 bits).
+/// The product of `factors`, or nullopt when it exceeds `limit` (checked before each
+/// multiplication, so nothing wraps). Plain arithmetic: nvcc's front end reads this header too.
 [[nodiscard]] inline std::optional<std::uint64_t> product_within(std::initializer_list<std::uint64_t> factors,
                                                                  std::uint64_t limit) {
+  for (std::uint64_t f : factors) {
+    if (f == 0) return 0;  // a zero anywhere makes the product 0, whatever the rest
+  }
   std::uint64_t p = 1;
   for (std::uint64_t f : factors) {
-    if (__builtin_mul_overflow(p, f, &p) || p > limit) {
-      // A zero later in the list still makes the product 0.
-      for (std::uint64_t g : factors) {
-        if (g == 0) return 0;
-      }
-      return std::nullopt;
-    }
+    if (p > limit / f) return std::nullopt;
+    p *= f;
   }
   return p;
 }
