@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,8 @@
 #include <system_error>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/npy.hpp"
 
 namespace convlab {
@@ -34,14 +37,37 @@ namespace {
   throw DatasetError(fmt::format("{}: {}", file.string(), what));
 }
 
-int int_field(const fs::path& file, const json& obj, const char* key, std::optional<int> fallback = {}) {
-  if (!obj.contains(key)) {
+// An integer field within [lo, hi], read in 64 bits: 2^32+37 must be refused, not read as 37.
+int int_field(const fs::path& file, const json& obj, const std::string& where, const char* key, long long lo,
+              long long hi, std::optional<int> fallback = {}) {
+  const std::string field = where.empty() ? key : where + "." + key;
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
     if (fallback) return *fallback;
-    fail(file, fmt::format("missing field \"{}\"", key));
+    fail(file, fmt::format("missing field \"{}\"", field));
   }
-  const json& v = obj.at(key);
-  if (!v.is_number_integer()) fail(file, fmt::format("field \"{}\" must be an integer, got {}", key, v.dump()));
-  return v.get<int>();
+  const json& v = *it;
+  const bool too_big = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
+  if (!v.is_number_integer()) {
+    fail(file, fmt::format("field \"{}\" must be an integer, got {}", field, v.dump()));
+  }
+  const long long x = too_big ? hi : v.get<long long>();
+  if (too_big || x > hi) {
+    fail(file, fmt::format("field \"{}\" is {}, above the limit of {} (docs/design.md, Limits)", field, v.dump(), hi));
+  }
+  if (x < lo) fail(file, fmt::format("field \"{}\" is {}, below the minimum of {}", field, x, lo));
+  return static_cast<int>(x);
+}
+
+// A string field, or `fallback` when absent.
+std::string string_field(const fs::path& file, const json& obj, const char* key, std::optional<std::string> fallback) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (fallback) return *fallback;
+    fail(file, fmt::format("missing string field \"{}\"", key));
+  }
+  if (!it->is_string()) fail(file, fmt::format("field \"{}\" must be a string, got {}", key, it->dump()));
+  return it->get<std::string>();
 }
 
 void expect_shape(const fs::path& file, const std::vector<std::size_t>& got,
@@ -79,19 +105,40 @@ json info_json(const CaseInfo& info) {
 
 }  // namespace
 
+std::string case_name_problem(const std::string& name) {
+  if (name.empty()) return "it is empty";
+  if (name == "." || name == "..") return fmt::format("it is \"{}\", a folder reference", name);
+  if (name.size() > kMaxCaseNameLength) {
+    return fmt::format("it is {} characters long, above the limit of {}", name.size(), kMaxCaseNameLength);
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (ok) continue;
+    const auto u = static_cast<unsigned char>(c);
+    const std::string shown = u > 32 && u < 127 ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
+    return fmt::format("it holds {}; a case name is one path component of letters, digits, '.', '_' and '-'", shown);
+  }
+  return "";
+}
+
 CaseInfo read_case_info(const fs::path& dir) {
   const fs::path file = dir / kCaseJson;
-  std::ifstream in(file);
-  if (!in) fail(file, "cannot open (is this a case folder?)");
+  std::string text;
+  try {
+    text = read_file(file, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw DatasetError(e.what());
+  }
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     fail(file, fmt::format("is not valid JSON: {}", e.what()));
   }
   if (!j.is_object()) fail(file, "must hold a JSON object");
-  if (j.value("format", "") != "convlab-case") fail(file, "\"format\" must be \"convlab-case\"");
-  const int version = int_field(file, j, "version");
+  if (string_field(file, j, "format", std::string()) != "convlab-case") fail(file, "\"format\" must be \"convlab-case\"");
+  const int version = int_field(file, j, "", "version", 0, INT_MAX);
   if (version != kCaseFormatVersion) {
     fail(file, fmt::format("format version {} is not supported (this convlab reads version {})",
                            version, kCaseFormatVersion));
@@ -100,31 +147,39 @@ CaseInfo read_case_info(const fs::path& dir) {
   info.dir = dir;
   if (!j.contains("name") || !j["name"].is_string()) fail(file, "missing string field \"name\"");
   info.name = j["name"].get<std::string>();
-  info.description = j.value("description", "");
+  // The name becomes a folder (staging) and part of output file names: one plain component.
+  if (const std::string why = case_name_problem(info.name); !why.empty()) {
+    fail(file, fmt::format("field \"name\": {} is not a case name: {}", json(info.name).dump(-1, ' ', false, json::error_handler_t::replace), why));
+  }
+  info.description = string_field(file, j, "description", std::string());
   if (j.contains("seed")) {
-    if (!j["seed"].is_number_unsigned() && !j["seed"].is_number_integer()) fail(file, "\"seed\" must be an integer");
+    if (!j["seed"].is_number_unsigned()) {
+      fail(file, fmt::format("field \"seed\" must be a non-negative integer, got {}", j["seed"].dump()));
+    }
     info.seed = j["seed"].get<std::uint64_t>();
   }
-  const std::string problem = j.value("problem", "");
+  const std::string problem = string_field(file, j, "problem", std::string());
   if (!j.contains("shape") || !j["shape"].is_object()) fail(file, "missing object field \"shape\"");
   const json& s = j["shape"];
   try {
     if (problem == "conv2d") {
       info.problem = Problem::conv2d;
-      info.conv2d = {int_field(file, s, "height"), int_field(file, s, "width"), int_field(file, s, "mask_width")};
+      info.conv2d = {int_field(file, s, "shape", "height", 1, kMaxExtent),
+                     int_field(file, s, "shape", "width", 1, kMaxExtent),
+                     int_field(file, s, "shape", "mask_width", 1, kMaxMaskWidth)};
       info.conv2d.validate();
     } else if (problem == "conv_layer") {
       info.problem = Problem::conv_layer;
       ConvLayerShape& l = info.layer;
-      l.batch = int_field(file, s, "batch");
-      l.channels = int_field(file, s, "channels");
-      l.filters = int_field(file, s, "filters");
-      l.height = int_field(file, s, "height");
-      l.width = int_field(file, s, "width");
-      l.mask_width = int_field(file, s, "mask_width");
-      l.stride = int_field(file, s, "stride", 1);
-      l.padding = int_field(file, s, "padding", 0);
-      l.dilation = int_field(file, s, "dilation", 1);
+      l.batch = int_field(file, s, "shape", "batch", 1, kMaxLayerCount);
+      l.channels = int_field(file, s, "shape", "channels", 1, kMaxLayerCount);
+      l.filters = int_field(file, s, "shape", "filters", 1, kMaxLayerCount);
+      l.height = int_field(file, s, "shape", "height", 1, kMaxExtent);
+      l.width = int_field(file, s, "shape", "width", 1, kMaxExtent);
+      l.mask_width = int_field(file, s, "shape", "mask_width", 1, kMaxMaskWidth);
+      l.stride = int_field(file, s, "shape", "stride", 1, kMaxLayerStep, 1);
+      l.padding = int_field(file, s, "shape", "padding", 0, kMaxLayerStep, 0);
+      l.dilation = int_field(file, s, "shape", "dilation", 1, kMaxLayerStep, 1);
       l.validate();
     } else {
       fail(file, fmt::format("\"problem\" must be \"conv2d\" or \"conv_layer\", got \"{}\"", problem));
@@ -212,16 +267,38 @@ void write_case(const fs::path& dir, const ConvLayerCase& c) {
   write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
 }
 
-std::vector<fs::path> find_cases(const fs::path& path) {
+std::vector<fs::path> find_cases(const fs::path& path, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw DatasetError(fmt::format("{}: no such file or folder", path.string()));
-  if (fs::exists(path / kCaseJson)) return {path};
+  // A case.json that is not a regular file (a folder, a FIFO) still marks a case folder: its
+  // loader refuses it by name rather than the walk passing over it in silence.
+  if (fs::exists(path / kCaseJson, ec)) return {path};
   std::vector<fs::path> cases;
-  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && fs::exists(it->path() / kCaseJson)) {
-      cases.push_back(it->path());
-      it.disable_recursion_pending();
+  // Folder by folder, so that one unreadable folder is reported and passed over instead of
+  // ending the walk (recursive_directory_iterator stops at the first error).
+  std::vector<fs::path> pending{path};
+  bool root = true;
+  while (!pending.empty()) {
+    const fs::path dir = pending.back();
+    pending.pop_back();
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      if (root) throw DatasetError(fmt::format("{}: cannot be read: {}", dir.string(), ec.message()));
+      if (skipped) skipped->push_back(fmt::format("{}: skipped: {}", dir.string(), ec.message()));
+      continue;
     }
+    root = false;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      std::error_code e;
+      if (!it->is_directory(e)) continue;
+      if (fs::exists(it->path() / kCaseJson, e) || fs::is_symlink(it->path() / kCaseJson, e)) {
+        cases.push_back(it->path());
+      } else if (!it->is_symlink(e)) {  // not into linked folders: a loop of links must not hang the walk
+        pending.push_back(it->path());
+      }
+    }
+    if (ec && skipped) skipped->push_back(fmt::format("{}: skipped the rest: {}", dir.string(), ec.message()));
   }
   if (cases.empty()) throw DatasetError(fmt::format("{}: holds no case (no case.json below it)", path.string()));
   std::sort(cases.begin(), cases.end());

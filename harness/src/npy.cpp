@@ -5,6 +5,8 @@
 #include "convlab/npy.hpp"
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +14,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -65,6 +67,23 @@ std::string dict_value(const std::filesystem::path& path, const std::string& dic
   return v;
 }
 
+// One dimension: decimal digits (Python 2 may add 'L'), at most kMaxTensorElements, so that
+// no stoull can throw and no product can wrap.
+std::size_t parse_dimension(const std::filesystem::path& path, const std::string& tuple, const std::string& digits) {
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    fail(path, fmt::format("shape {} holds '{}', not a dimension", tuple, digits));
+  }
+  std::uint64_t v = 0;
+  for (char c : digits) {
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    if (v > kMaxTensorElements) {
+      fail(path, fmt::format("shape {} holds the dimension {}, above the limit of {} elements", tuple, digits,
+                             kMaxTensorElements));
+    }
+  }
+  return static_cast<std::size_t>(v);
+}
+
 std::vector<std::size_t> parse_shape(const std::filesystem::path& path, const std::string& tuple) {
   std::vector<std::size_t> shape;
   std::string inner = tuple.substr(1, tuple.size() - 2);
@@ -74,11 +93,11 @@ std::vector<std::size_t> parse_shape(const std::filesystem::path& path, const st
     std::size_t b = item.find_first_not_of(" \t");
     if (b == std::string::npos) continue;  // "(3,)" leaves an empty last item
     std::size_t e = item.find_last_not_of(" \tL");
-    std::string digits = item.substr(b, e - b + 1);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-      fail(path, fmt::format("shape {} holds '{}', not a dimension", tuple, digits));
+    const std::string digits = e == std::string::npos || e < b ? std::string() : item.substr(b, e - b + 1);
+    shape.push_back(parse_dimension(path, tuple, digits));
+    if (shape.size() > static_cast<std::size_t>(kMaxNpyRank)) {
+      fail(path, fmt::format("shape {} has more than {} axes, the limit", tuple, kMaxNpyRank));
     }
-    shape.push_back(static_cast<std::size_t>(std::stoull(digits)));
   }
   return shape;
 }
@@ -114,39 +133,47 @@ std::string dtype_name(const std::string& descr) {
 }
 
 template <class T>
-Tensor<T> read_npy_as(const std::filesystem::path& path, const char* want_descr) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open file");
+Tensor<T> read_npy_as(const std::filesystem::path& path, const char* want_descr, std::uint64_t max_file_bytes) {
+  // Everything is checked against the file's size before anything is allocated: a 128-byte
+  // file must not make the reader zero-fill gigabytes before it finds the file short.
+  std::optional<InputFile> opened;
+  try {
+    opened.emplace(path, max_file_bytes);
+  } catch (const LoadError& e) {
+    throw NpyError(e.what());
+  }
+  InputFile& in = *opened;
   std::array<char, 8> pre{};
-  in.read(pre.data(), pre.size());
-  if (in.gcount() < static_cast<std::streamsize>(kMagic.size()) ||
-      std::memcmp(pre.data(), kMagic.data(), kMagic.size()) != 0) {
+  const std::size_t got_pre = in.read(pre.data(), pre.size());
+  if (got_pre < kMagic.size() || std::memcmp(pre.data(), kMagic.data(), kMagic.size()) != 0) {
     fail(path, "not a .npy file (the magic string \\x93NUMPY is missing)");
   }
-  if (in.gcount() < 8) fail(path, "truncated: the file ends inside the version field");
+  if (got_pre < 8) fail(path, "truncated: the file ends inside the version field");
   const int major = static_cast<unsigned char>(pre[6]);
   const int minor = static_cast<unsigned char>(pre[7]);
   std::uint32_t header_len = 0;
+  std::uint64_t prefix = 8;
   if (major == 1) {
     unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    if (in.gcount() != 2) fail(path, "truncated: the file ends inside the header length");
-    header_len = b[0] | (b[1] << 8);
+    if (in.read(b, 2) != 2) fail(path, "truncated: the file ends inside the header length");
+    header_len = static_cast<std::uint32_t>(b[0] | (b[1] << 8));
+    prefix += 2;
   } else if (major == 2 || major == 3) {
     unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    if (in.gcount() != 4) fail(path, "truncated: the file ends inside the header length");
+    if (in.read(b, 4) != 4) fail(path, "truncated: the file ends inside the header length");
     header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    prefix += 4;
   } else {
     fail(path, fmt::format("unsupported .npy format version {}.{}", major, minor));
   }
-  if (header_len > (1u << 24)) fail(path, fmt::format("header length {} is implausible", header_len));
+  if (header_len > kMaxNpyHeaderBytes) {
+    fail(path, fmt::format("header length {} is above the limit of {} bytes", header_len, kMaxNpyHeaderBytes));
+  }
+  if (prefix + header_len > in.size()) {
+    fail(path, fmt::format("truncated: header of {} bytes, file ends after {}", header_len, in.size() - prefix));
+  }
   std::string dict(header_len, '\0');
   in.read(dict.data(), header_len);
-  if (static_cast<std::uint32_t>(in.gcount()) != header_len) {
-    fail(path, fmt::format("truncated: header of {} bytes, file ends after {}", header_len,
-                           in.gcount()));
-  }
   const Header h = parse_header(path, dict);
   if (h.descr != want_descr) {
     fail(path, fmt::format("holds {} ('{}') where {} ('{}') was expected", dtype_name(h.descr),
@@ -154,17 +181,29 @@ Tensor<T> read_npy_as(const std::filesystem::path& path, const char* want_descr)
   }
   if (h.fortran_order) fail(path, "is in Fortran order; convlab reads C order only (np.ascontiguousarray)");
 
-  const std::size_t count = Tensor<T>::count_of(h.shape);
-  std::vector<T> values(count);
-  const std::streamsize want = static_cast<std::streamsize>(count * sizeof(T));
-  in.read(reinterpret_cast<char*>(values.data()), want);
-  if (in.gcount() != want) {
-    fail(path, fmt::format("truncated: shape {} needs {} data bytes, the file has {}",
-                           shape_string(h.shape), want, in.gcount()));
+  std::vector<std::uint64_t> dims(h.shape.begin(), h.shape.end());
+  std::uint64_t count = 1;
+  for (std::uint64_t d : dims) {
+    if (!product_within({count, d}, kMaxTensorElements)) {
+      fail(path, fmt::format("shape {} holds more than {} elements, the limit", shape_string(h.shape),
+                             kMaxTensorElements));
+    }
+    count *= d;
   }
-  if (in.peek() != std::char_traits<char>::eof()) {
+  const std::uint64_t want = count * sizeof(T);
+  const std::uint64_t have = in.size() - prefix - header_len;
+  if (have < want) {
+    fail(path, fmt::format("truncated: shape {} needs {} data bytes, the file has {}",
+                           shape_string(h.shape), want, have));
+  }
+  if (have > want) {
     fail(path, fmt::format("has bytes after the {} data bytes that shape {} needs", want,
                            shape_string(h.shape)));
+  }
+  std::vector<T> values(static_cast<std::size_t>(count));
+  if (in.read(values.data(), static_cast<std::size_t>(want)) != want) {
+    fail(path, fmt::format("truncated: shape {} needs {} data bytes, the file shrank while it was read",
+                           shape_string(h.shape), want));
   }
   return Tensor<T>(h.shape, std::move(values));
 }
@@ -192,8 +231,16 @@ void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const c
 
 }  // namespace
 
-Tensor<float> read_npy_f32(const std::filesystem::path& path) { return read_npy_as<float>(path, "<f4"); }
-Tensor<double> read_npy_f64(const std::filesystem::path& path) { return read_npy_as<double>(path, "<f8"); }
+Tensor<float> read_npy_f32(const std::filesystem::path& path, std::uint64_t max_file_bytes) {
+  return read_npy_as<float>(path, "<f4", max_file_bytes);
+}
+Tensor<double> read_npy_f64(const std::filesystem::path& path, std::uint64_t max_file_bytes) {
+  return read_npy_as<double>(path, "<f8", max_file_bytes);
+}
+std::uint64_t npy_file_bytes_limit(std::uint64_t elements, std::size_t element_size) {
+  // The data and the longest header convlab reads (a writer may pad it).
+  return elements * element_size + 16 + kMaxNpyHeaderBytes;
+}
 void write_npy(const std::filesystem::path& path, const Tensor<float>& t) { write_npy_as(path, t, "<f4"); }
 void write_npy(const std::filesystem::path& path, const Tensor<double>& t) { write_npy_as(path, t, "<f8"); }
 

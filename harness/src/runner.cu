@@ -479,9 +479,11 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
 
   std::vector<fs::path> cases;
   try {
+    std::vector<std::string> skipped;  // unreadable folders: reported, not fatal
     for (const std::string& p : opt.paths) {
-      for (const fs::path& c : find_cases(p)) cases.push_back(c);
+      for (const fs::path& c : find_cases(p, &skipped)) cases.push_back(c);
     }
+    for (const std::string& why : skipped) fmt::print(stderr, "{}: warning: {}\n", lab.id, why);
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: {}\n", lab.id, e.what());
     return kExitUsage;

@@ -83,15 +83,15 @@ TEST_CASE("dataset: malformed case folders are rejected with the file and the re
 
   const fs::path missing = fresh_dir("missing_field");
   write_text(missing / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv2d", "shape": {"height": 3, "width": 3}})");
-  expect_error(missing, "missing field \"mask_width\"");
+  expect_error(missing, "missing field \"shape.mask_width\"");
 
   const fs::path notint = fresh_dir("not_int");
   write_text(notint / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv2d", "shape": {"height": "3", "width": 3, "mask_width": 3}})");
-  expect_error(notint, "\"height\" must be an integer");
+  expect_error(notint, "field \"shape.height\" must be an integer, got \"3\"");
 
   const fs::path k = fresh_dir("mask_too_big");
   write_text(k / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv2d", "shape": {"height": 3, "width": 3, "mask_width": 19}})");
-  expect_error(k, "mask width 19 outside 1..17");
+  expect_error(k, "field \"shape.mask_width\" is 19, above the limit of 17");
 
   const fs::path prob = fresh_dir("bad_problem");
   write_text(prob / "case.json", R"({"format": "convlab-case", "version": 1, "name": "x", "problem": "conv3d", "shape": {}})");

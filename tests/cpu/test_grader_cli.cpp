@@ -25,7 +25,7 @@ TEST_CASE("grader cli: bad options are usage errors", "[grader][cli]") {
 
   r = grader({"grade", "--rubric", "/nonexistent/rubric.json"});
   CHECK(r.exit_code == kUsageError);
-  CHECK_THAT(r.output, Catch::Contains("rubric /nonexistent/rubric.json: cannot read the file"));
+  CHECK_THAT(r.output, Catch::Contains("rubric /nonexistent/rubric.json: cannot open: No such file or directory"));
 
   r = grader({"grade", "--submission", "/nonexistent/student"});
   CHECK(r.exit_code == kUsageError);

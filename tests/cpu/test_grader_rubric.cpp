@@ -100,5 +100,5 @@ TEST_CASE("rubric: errors name the file and the field", "[grader][rubric]") {
 
   const Rubric r = parse_rubric(valid_rubric(), "r.json");
   CHECK_THROWS_WITH(r.points("05"), Catch::Contains("labs: no points for lab 05"));
-  CHECK_THROWS_WITH(load_rubric("/nonexistent/rubric.json"), Catch::Contains("cannot read the file"));
+  CHECK_THROWS_WITH(load_rubric("/nonexistent/rubric.json"), Catch::Contains("rubric /nonexistent/rubric.json: cannot open: No such file or directory"));
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/autotune/heatmap_files.hpp"
 #include "convlab/autotune/measurement.hpp"
@@ -130,21 +131,23 @@ TEST_CASE("bench --plot-only: a field of the wrong type is refused with file, fi
           "[hostile][bench]") {
   TempDir tmp("hostile-bench-field");
   const fs::path dir = tmp.path();
-  nlohmann::json bench = {{"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
+  nlohmann::json bench = {{"format", "convlab-bench"}, {"version", 1},
+                          {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
                           {"sweep", {{"size", 64}, {"rows", {{{"mask_width", 3}, {"block_x", "32"}, {"block_y", 8}}}}}}};
   write(dir / "bench.json", bench.dump());
   ProcessResult r = grader({"bench", "--plot-only", dir.string()});
   CHECK(r.exit_code == kUsageError);
-  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: sweep.rows[0].block_x: not a whole number "
-                                           "from 1 to 1024",
+  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: field \"sweep.rows[0].block_x\": must be an "
+                                           "integer, got \"32\"",
                                            (dir / "bench.json").string()));
   bench["sweep"]["rows"][0]["block_x"] = 32;
   bench["sweep"]["size"] = 99999999999LL;
   write(dir / "bench.json", bench.dump());
   r = grader({"bench", "--plot-only", dir.string()});
   CHECK(r.exit_code == kUsageError);
-  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: sweep.size: not a whole number from 1 to 1048576",
-                                           (dir / "bench.json").string()));
+  CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: field \"sweep.size\": is 99999999999, "
+                                           "outside 1..{}",
+                                           (dir / "bench.json").string(), convlab::kMaxExtent));
   CHECK_FALSE(fs::exists(dir / "bench.gp"));
 }
 

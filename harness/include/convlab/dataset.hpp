@@ -9,16 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "convlab/file_reader.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/shapes.hpp"
 #include "convlab/tensor.hpp"
 
 namespace convlab {
 
-/// A malformed case folder; what() names the file and what is wrong.
-class DatasetError : public std::runtime_error {
+/// A malformed case folder; what() names the file, the field and what is wrong.
+class DatasetError : public LoadError {
  public:
-  using std::runtime_error::runtime_error;
+  using LoadError::LoadError;
 };
 
 /// Which of the two problems a case poses.
@@ -63,7 +64,13 @@ struct ConvLayerCase {
   }
 };
 
-/// Reads and validates `dir/case.json`. @throws DatasetError
+/// Why `name` cannot name a case ("it holds '/'; ...", "" when it can): a case name is one path
+/// component of letters, digits, '.', '_' and '-', not "." or "..", at most kMaxCaseNameLength long.
+std::string case_name_problem(const std::string& name);
+
+/// Reads and validates `dir/case.json`: a regular file of at most kMaxTextFileBytes, every
+/// field of the right type and within limits.hpp, the name a plain case name.
+/// @throws DatasetError naming the file, the field and the reason
 CaseInfo read_case_info(const std::filesystem::path& dir);
 
 /// Loads a conv2d case; the expected output is read only when `with_expected` and present.
@@ -78,7 +85,9 @@ void write_case(const std::filesystem::path& dir, const Conv2dCase& c);
 void write_case(const std::filesystem::path& dir, const ConvLayerCase& c);
 
 /// The case folders under `path`: `path` itself if it holds a case.json, else every folder
-/// below it (at any depth) that does, sorted by path. @throws DatasetError if there are none.
-std::vector<std::filesystem::path> find_cases(const std::filesystem::path& path);
+/// below it (at any depth) that does, sorted by path. A folder that cannot be read is passed
+/// over and described in `skipped` (when given). @throws DatasetError if there are none.
+std::vector<std::filesystem::path> find_cases(const std::filesystem::path& path,
+                                              std::vector<std::string>* skipped = nullptr);
 
 }  // namespace convlab

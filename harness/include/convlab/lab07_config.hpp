@@ -99,6 +99,9 @@ struct TileConfig {
       return fmt::format("outputs per thread {}x{} outside 1..32", out_x, out_y);
     }
     if (block_x < 1 || block_y < 1) return "empty block";
+    if (block_x > 1024 || block_y > 1024) {  // before the product, which could overflow
+      return fmt::format("block {}x{} is not a whole number of warps up to 1024 threads", block_x, block_y);
+    }
     const int threads = block_x * block_y;
     if (threads % 32 != 0 || threads > 1024) {
       return fmt::format("block {}x{} is not a whole number of warps up to 1024 threads", block_x, block_y);

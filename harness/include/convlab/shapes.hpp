@@ -3,12 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
-namespace convlab {
+#include "convlab/limits.hpp"
 
-/// Largest mask width any lab supports (docs/design.md, Conventions: K from 1 to 17).
-inline constexpr int kMaxMaskWidth = 17;
+namespace convlab {
 
 /// conv2d: one float32 image `N` of height×width, a K×K mask `M`, output `P` of height×width.
 ///
@@ -29,7 +29,8 @@ struct Conv2dShape {
   [[nodiscard]] std::size_t terms_per_output() const {
     return static_cast<std::size_t>(mask_width) * static_cast<std::size_t>(mask_width);
   }
-  /// Throws std::invalid_argument naming the bad field unless H, W ≥ 1 and 1 ≤ K ≤ 17.
+  /// Throws std::invalid_argument naming the bad field and the limit unless 1 ≤ H, W ≤
+  /// kMaxExtent, H·W ≤ kMaxTensorElements and 1 ≤ K ≤ 17 (limits.hpp).
   void validate() const;
   /// "H×W K=K", for messages.
   [[nodiscard]] std::string describe() const;
@@ -57,7 +58,9 @@ struct ConvLayerShape {
   [[nodiscard]] std::size_t input_elements() const;   ///< B·C·H·W
   [[nodiscard]] std::size_t weight_elements() const;  ///< M·C·K·K
   [[nodiscard]] std::size_t output_elements() const;  ///< B·M·Ho·Wo
-  /// Throws std::invalid_argument naming the bad field (including an empty output).
+  /// Throws std::invalid_argument naming the bad field and the limit it breaks (limits.hpp),
+  /// including an empty output and a tensor of more than kMaxTensorElements; computed in 64
+  /// bits, so that no field can overflow it. After it passes, every count above fits `int`.
   void validate() const;
   /// e.g. "B2 C3→4 9×11 K3 S1 P1 D1", for messages.
   [[nodiscard]] std::string describe() const;

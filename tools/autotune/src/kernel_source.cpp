@@ -1,6 +1,8 @@
 #include "convlab/autotune/kernel_source.hpp"
 
 #include "convlab/autotune/tuner.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 
 #include <fmt/format.h>
 
@@ -21,14 +23,14 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
 }
 
 KernelSource read_kernel_source(const std::filesystem::path& path, const std::string& origin) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read the lab 07 kernel source {}", path.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
   KernelSource k;
+  try {
+    k.text = read_file(path, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw std::runtime_error(fmt::format("cannot read the lab 07 kernel source: {}", e.what()));
+  }
   k.origin = origin;
   k.path = path;
-  k.text = ss.str();
   k.hash = fmt::format("{:016x}", fnv1a(k.text));
   return k;
 }

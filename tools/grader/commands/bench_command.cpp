@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "reports/bench_report.hpp"
+#include "reports/bench_file.hpp"
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
@@ -198,15 +199,7 @@ int render(const json& bench, const fs::path& dir) {
 int plot_only(const fs::path& dir) {
   try {
     // Another machine's folder is input: its bench.json is checked before anything is drawn.
-    const fs::path file = dir / "bench.json";
-    json bench;
-    try {
-      bench = read_json(file);
-    } catch (const json::exception& e) {
-      throw std::runtime_error(fmt::format("{}: not valid JSON ({})", file.string(), e.what()));
-    }
-    check_bench_json(bench, file.string());
-    return render(bench, dir);
+    return render(read_bench_file(dir / "bench.json"), dir);
   } catch (const std::exception& e) {
     fmt::print(stderr, "grader bench --plot-only: {}\n", e.what());
     return kUsageError;

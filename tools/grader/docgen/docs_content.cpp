@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/markdown.hpp"
 
 namespace convlab::grader::docs {
@@ -24,11 +26,13 @@ namespace {
 constexpr const char* kNoGpuReason = "left out with --no-gpu";
 
 std::optional<std::string> read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return std::nullopt;
+  try {
+    return read_file(p, kMaxTextFileBytes);  // a results folder copied from elsewhere: bounded, no FIFO
+  } catch (const LoadError&) {
+    return std::nullopt;
+  }
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "convlab/datagen.hpp"
 #include "convlab/reference.hpp"
 
@@ -24,7 +26,16 @@ CaseSet load_case_set(const fs::path& root, const std::string& description) {
   CaseSet set;
   set.description = description;
   set.root = root;
-  for (const fs::path& dir : find_cases(root)) set.cases.push_back({read_case_info(dir), dir});
+  std::map<std::string, fs::path> named;  // name -> the case folder that has it
+  for (const fs::path& dir : find_cases(root, &set.skipped)) {
+    GradingCase c{read_case_info(dir), dir};
+    // Two cases of one name would be staged into one folder, and one judged by the other's output.
+    if (const auto [it, fresh] = named.emplace(c.info.name, dir); !fresh) {
+      throw DatasetError(fmt::format("{}: field \"name\": \"{}\" is also the name of the case in {}",
+                                     (dir / "case.json").string(), c.info.name, it->second.string()));
+    }
+    set.cases.push_back(std::move(c));
+  }
   return set;
 }
 
@@ -50,14 +61,39 @@ CaseSet generate_random_case_set(std::uint64_t seed, int count, const fs::path& 
 }
 
 fs::path stage_inputs(const GradingCase& c, const fs::path& dest_root) {
+  // The name comes from a case.json, which may be anyone's: it must be one plain path
+  // component, and the folder it gives must lie inside dest_root and not exist yet. Staging
+  // creates that folder and deletes only it, and only when it created it.
+  if (const std::string why = case_name_problem(c.info.name); !why.empty()) {
+    throw DatasetError(fmt::format("{}: field \"name\": {} is not a case name: {}; not staged",
+                                   (c.dir / "case.json").string(), nlohmann::json(c.info.name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), why));
+  }
+  fs::create_directories(dest_root / problem_name(c.info.problem));
+  const fs::path root = fs::canonical(dest_root);
+  const fs::path parent = fs::canonical(dest_root / problem_name(c.info.problem));
+  const fs::path inside = (parent / c.info.name).lexically_relative(root);
+  if (inside.empty() || *inside.begin() == ".." || inside.is_absolute()) {
+    throw DatasetError(fmt::format("{}: staging {} would leave the work folder {}; not staged",
+                                   (c.dir / "case.json").string(), (parent / c.info.name).string(), root.string()));
+  }
   const fs::path dest = dest_root / problem_name(c.info.problem) / c.info.name;
-  fs::remove_all(dest);
-  // Load without the expected output and write back: dataset.cpp is the one definition of
-  // which files a case holds, and the copy can hold nothing else.
-  if (c.info.problem == Problem::conv2d) {
-    write_case(dest, load_conv2d_case(c.dir, /*with_expected=*/false));
-  } else {
-    write_case(dest, load_conv_layer_case(c.dir, /*with_expected=*/false));
+  std::error_code ec;
+  if (fs::symlink_status(dest, ec).type() != fs::file_type::not_found) {
+    throw DatasetError(fmt::format("{}: {} is staged already (two cases named \"{}\"?); not staged again",
+                                   (c.dir / "case.json").string(), dest.string(), c.info.name));
+  }
+  fs::create_directory(dest);
+  try {
+    // Load without the expected output and write back: dataset.cpp is the one definition of
+    // which files a case holds, and the copy can hold nothing else.
+    if (c.info.problem == Problem::conv2d) {
+      write_case(dest, load_conv2d_case(c.dir, /*with_expected=*/false));
+    } else {
+      write_case(dest, load_conv_layer_case(c.dir, /*with_expected=*/false));
+    }
+  } catch (...) {
+    fs::remove_all(dest, ec);  // the folder created above, inside dest_root
+    throw;
   }
   return dest;
 }

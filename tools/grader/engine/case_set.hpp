@@ -32,12 +32,15 @@ struct GradingCase {
 struct CaseSet {
   std::string description;  ///< "public (datasets/)", "private (/srv/cases)", "random (seed 7, 40 cases)"
   std::filesystem::path root;
-  std::vector<GradingCase> cases;  ///< sorted by path
+  std::vector<GradingCase> cases;  ///< sorted by path; names unique
+  std::vector<std::string> skipped;  ///< folders under root that could not be read, and why
   /// The cases of one problem, in order.
   [[nodiscard]] std::vector<const GradingCase*> of_problem(Problem p) const;
 };
 
-/// Every case folder under `root` (find_cases). @throws DatasetError if there is none.
+/// Every case folder under `root` (find_cases); unreadable folders are passed over and listed
+/// in `skipped`. @throws DatasetError if there is none, for a malformed case, and for two cases
+/// of one name.
 CaseSet load_case_set(const std::filesystem::path& root, const std::string& description);
 
 /// Generates `count` random conv2d cases and `count` random conv-layer cases from `seed`
@@ -51,7 +54,9 @@ void write_inputs_only(const std::filesystem::path& dir, Conv2dCase c);
 void write_inputs_only(const std::filesystem::path& dir, ConvLayerCase c);
 
 /// Copies a case's inputs (case.json and its input arrays; never expected.npy) to
-/// `dest_root/<problem>/<name>/`. @returns that folder.
+/// `dest_root/<problem>/<name>/`, a folder that must not exist yet and must lie inside
+/// `dest_root`; it deletes nothing but that folder, and that only when the copy fails.
+/// @returns that folder. @throws DatasetError for a bad name or a folder staged already.
 std::filesystem::path stage_inputs(const GradingCase& c, const std::filesystem::path& dest_root);
 
 /// What a lab's output is compared with.

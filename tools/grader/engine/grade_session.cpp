@@ -229,6 +229,7 @@ GradeSession::GradeSession(const GradeOptions& o, int& exit_code) : options_(o) 
     exit_code = kUsageError;
     return;
   }
+  for (const std::string& why : cases.skipped) fmt::print(stderr, "grader: warning: the cases: {}\n", why);
   cases.description += fmt::format(": {} conv2d, {} conv-layer cases", cases.of_problem(Problem::conv2d).size(),
                                     cases.of_problem(Problem::conv_layer).size());
 

@@ -22,7 +22,9 @@ Judgement judge_output(const std::filesystem::path& output, const Expectation& e
   }
   Tensor<float> got;
   try {
-    got = read_npy_f32(output);
+    // The child's file: one larger than the expected shape can fill is refused by its size,
+    // before its header is read or anything allocated.
+    got = read_npy_f32(output, npy_file_bytes_limit(e.expected.size(), sizeof(float)));
   } catch (const std::exception& ex) {
     j.reasons = {reason::kNoOutput};
     j.message = fmt::format("unreadable output: {}", ex.what());
@@ -45,7 +47,8 @@ std::optional<std::filesystem::path> draw_error_map(const std::filesystem::path&
       why = "the run wrote no output";
       return std::nullopt;
     }
-    return write_error_map(dir, run, read_npy_f32(output), e.expected, e.abs_sum, e.terms, tol, guard_offsets);
+    return write_error_map(dir, run, read_npy_f32(output, npy_file_bytes_limit(e.expected.size(), sizeof(float))),
+                           e.expected, e.abs_sum, e.terms, tol, guard_offsets);
   } catch (const std::exception& ex) {
     why = ex.what();
     return std::nullopt;

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "engine/runner_call.hpp"
 #include "system/subprocess.hpp"
 
@@ -80,10 +81,12 @@ std::optional<LabListing> list_lab(const fs::path& exe, const fs::path& work_dir
   if (p.spawn_failed || p.signaled || p.timed_out || p.exit_code != 0) {
     return fail(fmt::format("{}: {}", p.describe(), p.output.substr(0, 300)));
   }
-  std::ifstream in(json_path);
-  if (!in) return fail("wrote no list (an executable from before `--list --json`? rebuild it)");
+  std::error_code ec;
+  if (!fs::exists(json_path, ec) && !fs::is_symlink(json_path, ec)) {
+    return fail("wrote no list (an executable from before `--list --json`? rebuild it)");
+  }
   try {
-    return parse_lab_listing(json::parse(in));
+    return parse_lab_listing(json::parse(read_file(json_path, kMaxTextFileBytes)));
   } catch (const std::exception& e) {
     return fail(e.what());
   }

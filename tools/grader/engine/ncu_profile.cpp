@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "engine/runner_call.hpp"
 
 namespace convlab::grader {
@@ -203,10 +205,13 @@ ProfileResult run_ncu(const fs::path& ncu, const fs::path& exe, const std::strin
   fs::remove_all(report.output_dir);
   if (report.process.spawn_failed) return unavailable_profile(variant, report.process.describe());
   if (report.process.timed_out) return unavailable_profile(variant, "ncu " + report.process.describe());
-  std::ifstream in(log);
-  std::stringstream csv;
-  csv << in.rdbuf();
-  return profile_from_ncu(variant, csv.str(), report.process.output,
+  std::string csv;
+  try {
+    csv = read_file(log, kMaxTextFileBytes);
+  } catch (const LoadError&) {
+    // No log (or not a file): profile_from_ncu reports the empty CSV.
+  }
+  return profile_from_ncu(variant, csv, report.process.output,
                           report.process.signaled ? -1 : report.process.exit_code);
 }
 

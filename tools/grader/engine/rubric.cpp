@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <regex>
 #include <set>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
 
@@ -207,11 +208,15 @@ Rubric parse_rubric(const json& j, const std::string& source) {
 }
 
 Rubric load_rubric(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw RubricError(fmt::format("rubric {}: cannot read the file", file.string()));
+  std::string text;
+  try {
+    text = read_file(file, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw RubricError(fmt::format("rubric {}", e.what()));
+  }
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw RubricError(fmt::format("rubric {}: not valid JSON: {}", file.string(), e.what()));
   }

@@ -19,14 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "convlab/file_reader.hpp"
 #include "convlab/shapes.hpp"
 
 namespace convlab::grader {
 
 /// A rubric that cannot be used; what() names the file and the field, e.g.
 /// "rubric tools/grader/rubric.json: labs.03.performance: expected a number ≥ 0, got \"x\"".
-struct RubricError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct RubricError : LoadError {
+  using LoadError::LoadError;
 };
 
 /// Version of the rubric format this grader reads.

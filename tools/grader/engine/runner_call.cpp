@@ -2,10 +2,12 @@
 
 #include "engine/reasons.hpp"
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace convlab::grader {
@@ -37,13 +39,14 @@ std::optional<double> number_at(const json& j, const char* key) {
 }
 
 void read_report(const fs::path& path, RunnerReport& r) {
-  std::ifstream in(path);
-  if (!in) {
+  std::error_code ec;
+  if (!fs::exists(path, ec) && !fs::is_symlink(path, ec)) {
     r.report_error = "the runner wrote no report";
     return;
   }
   try {
-    const json j = json::parse(in);
+    // The child wrote it: a regular file of bounded size, parsed only after both are checked.
+    const json j = json::parse(read_file(path, kMaxTextFileBytes));
     if (j.value("format", "") != "convlab-run") throw std::runtime_error("not a convlab-run report");
     r.finished = j.value("finished", true);
     for (const json& e : j.at("results")) {

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "engine/grading_sandbox.hpp"
 #include "engine/reasons.hpp"
 #include "system/subprocess.hpp"
@@ -19,12 +21,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// A file of the submission: a regular file (not a FIFO a student planted) of bounded size.
+std::string read_file(const fs::path& p) { return convlab::read_file(p, kMaxTextFileBytes); }
 
 bool skipped_name(const fs::path& p) {
   const std::string name = p.filename().string();

@@ -54,12 +54,6 @@ nlohmann::json join_sweep(const nlohmann::json& timed, const nlohmann::json& pla
 /// The metrics the sweep asks Nsight Compute for, in the order of the columns.
 std::vector<std::string> sweep_metrics();
 
-/// Checks the fields the tables and pictures read, as bench.json's format says: each part an
-/// object, names strings, sizes and mask widths whole numbers in range, rows objects, lists
-/// arrays (a bench.json may come from another machine: `--plot-only` redraws a copied folder).
-/// @throws std::runtime_error "ORIGIN: FIELD: REASON", e.g. "r/bench.json: sweep.rows[2].block_x:
-///         not a whole number from 1 to 1024".
-void check_bench_json(const nlohmann::json& bench, const std::string& origin);
 
 /// Writes the pictures' data (.dat) and gnuplot script (bench.gp) into `dir`. @returns the PNG
 /// files the script draws: roofline_FAMILY.png (labs01-02, labs03-05, lab07, peers), bars_kNN.png per mask width, sweep.png.

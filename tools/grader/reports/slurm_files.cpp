@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <stdexcept>
+
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -16,12 +18,15 @@ json roster_json(const Roster& roster) {
 }
 
 Roster read_roster(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(fmt::format("--roster {}: cannot be read", file.string()));
+  std::string text;
+  try {
+    text = read_file(file, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw std::runtime_error(fmt::format("--roster {}", e.what()));
+  }
   Roster r;
   try {
-    json j;
-    in >> j;
+    json j = json::parse(text);
     if (j.value("format", "") != "convlab-roster" || j.value("version", 0) != 1) {
       throw std::runtime_error("not a convlab-roster version 1 (\"format\", \"version\")");
     }

@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <stdexcept>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "reports/grade_report.hpp"
 
 namespace convlab::grader {
@@ -26,11 +27,9 @@ T field(const json& j, const char* key, const std::string& where) {
 }  // namespace
 
 StudentFile read_student_file(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", file.string()));
   json j;
   try {
-    in >> j;
+    j = json::parse(read_file(file, kMaxTextFileBytes));
   } catch (const json::exception& e) {
     throw std::runtime_error(fmt::format("{}: not JSON: {}", file.string(), e.what()));
   }

@@ -19,6 +19,8 @@
 #include "convlab/autotune/kernel_source.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/lab07_config.hpp"
 
 namespace convlab::lab07 {
@@ -32,9 +34,9 @@ inline constexpr int kTuningFormatVersion = 1;
 inline constexpr const char* kTuningFormat = "convlab-lab07-tuning";
 
 /// A malformed tuning file; what() names the file and the field.
-class TuningError : public std::runtime_error {
+class TuningError : public LoadError {
  public:
-  using std::runtime_error::runtime_error;
+  using LoadError::LoadError;
 };
 
 inline nlohmann::json to_json(const TileConfig& c) {
@@ -50,6 +52,11 @@ inline TileConfig tile_config_from_json(const nlohmann::json& j, const std::stri
     const auto it = j.find(key);
     if (it == j.end()) throw TuningError(fmt::format("{}: missing \"{}\"", where, key));
     if (!it->is_number_integer()) throw TuningError(fmt::format("{}: \"{}\" is not an integer", where, key));
+    // In 64 bits first: 2^32+5 must not be read as 5.
+    if (it->is_number_unsigned() ? it->get<std::uint64_t>() > 1000000u
+                                 : (it->get<long long>() > 1000000 || it->get<long long>() < -1000000)) {
+      throw TuningError(fmt::format("{}: \"{}\" is {}, outside -1000000..1000000", where, key, it->dump()));
+    }
     return it->get<int>();
   };
   auto get_str = [&](const char* key) {
@@ -112,16 +119,21 @@ inline bool role_fits(const std::string& role, const TileConfig& c) {
 /// Parses a tuning file's JSON. @throws TuningError naming `origin` and the bad field.
 inline TuningTable parse_tuning(const nlohmann::json& j, const std::string& origin) {
   if (!j.is_object()) throw TuningError(origin + ": not a JSON object");
-  if (j.value("format", "") != kTuningFormat) {
+  if (!j.contains("format") || j["format"] != kTuningFormat) {
     throw TuningError(fmt::format("{}: \"format\" is not \"{}\"", origin, kTuningFormat));
   }
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kTuningFormatVersion) {
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kTuningFormatVersion) {
     throw TuningError(fmt::format("{}: unsupported \"version\" (this build reads {})", origin, kTuningFormatVersion));
   }
   TuningTable t;
   if (!j.contains("device") || !j["device"].is_string()) throw TuningError(origin + ": missing \"device\"");
   t.device = j["device"].get<std::string>();
-  t.compute_capability = j.value("compute_capability", "");
+  if (j.contains("compute_capability")) {
+    if (!j["compute_capability"].is_string()) {
+      throw TuningError(fmt::format("{}: \"compute_capability\" is not a string", origin));
+    }
+    t.compute_capability = j["compute_capability"].get<std::string>();
+  }
   if (!j.contains("best") || !j["best"].is_array()) throw TuningError(origin + ": missing the array \"best\"");
   int index = 0;
   for (const auto& e : j["best"]) {
@@ -192,11 +204,15 @@ inline nlohmann::json tuning_to_json(const TuningTable& t) {
 
 /// Reads a tuning file. @throws TuningError (unreadable, not JSON, or malformed).
 inline TuningTable read_tuning_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw TuningError(path.string() + ": cannot be read");
+  std::string text;
+  try {
+    text = read_file(path, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw TuningError(e.what());
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw TuningError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
   }
