@@ -134,12 +134,4 @@ void check_writable_folder(const fs::path& dir) {
   }
 }
 
-std::string read_whole_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace convlab

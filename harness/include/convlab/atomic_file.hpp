@@ -30,8 +30,4 @@ void check_writable(const std::filesystem::path& path);
 /// it accepts a new file. @throws std::runtime_error "cannot write into DIR: REASON".
 void check_writable_folder(const std::filesystem::path& dir);
 
-/// Reads a whole file (bytes as they are).
-/// @throws std::runtime_error naming the file if it cannot be read.
-std::string read_whole_file(const std::filesystem::path& path);
-
 }  // namespace convlab

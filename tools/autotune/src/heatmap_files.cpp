@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/autotune/search_space.hpp"
 #include "convlab/lab07_config.hpp"
 
@@ -35,7 +37,7 @@ DataFile read_one(const fs::path& file) {
   }
   std::string text;
   try {
-    text = read_whole_file(file);
+    text = read_file(file, kMaxTextFileBytes);
   } catch (const std::exception& e) {
     throw HeatmapFileError(e.what());
   }

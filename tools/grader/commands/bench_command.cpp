@@ -34,6 +34,8 @@
 #include "reports/bench_file.hpp"
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "convlab/device_info.hpp"
 #include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
@@ -74,7 +76,7 @@ std::string today_utc() {
   return buf;
 }
 
-json read_json(const fs::path& p) { return json::parse(read_whole_file(p)); }
+json read_json(const fs::path& p) { return json::parse(read_file(p, kMaxTextFileBytes)); }
 
 // Runs one benchmark program; its output goes to logs/NAME.log. @returns "" or why it failed.
 std::string run_part(const std::string& name, const std::vector<std::string>& argv, const fs::path& dir,
@@ -334,7 +336,7 @@ int run_bench(BenchOptions o) {
                    !fs::exists(dir / "sweep_plan.json")) {
           ncu_failure = fmt::format("ncu {}: {}", r.describe(), last_lines(r.output, 4));
         } else {
-          csv = read_whole_file(log);
+          csv = read_file(log, kMaxTextFileBytes);
           plan = read_json(dir / "sweep_plan.json");
         }
       }

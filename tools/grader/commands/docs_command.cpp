@@ -29,6 +29,8 @@
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "docgen/docs_content.hpp"
 #include "docgen/docs_markers.hpp"
 
@@ -107,7 +109,8 @@ void copy_deck_images(const std::string& text, const fs::path& slides_dir, const
     std::error_code ec;
     if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
     fs::create_directories((stage / rel).parent_path(), ec);
-    write_file_atomically(stage / rel, read_whole_file(slides_dir / rel));  // the one writer: no planted link followed
+    // The one writer: no planted link followed.
+    write_file_atomically(stage / rel, read_file(slides_dir / rel, kMaxTextFileBytes));
   }
 }
 
@@ -157,7 +160,7 @@ int run_docs(const DocsOptions& o) {
   std::vector<Result> results;
   std::vector<std::string> errors;
   for (const fs::path& rel : documents(*root)) {
-    const std::string text = read_whole_file(*root / rel);
+    const std::string text = read_file(*root / rel, kMaxTextFileBytes);
     if (staging && !is_deck(text)) continue;
     const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
     docs::ProcessedDocument doc = docs::process_document(
@@ -182,7 +185,7 @@ int run_docs(const DocsOptions& o) {
   std::vector<fs::path> stale_drawings;
   for (const auto& [file, svg] : generator.diagram_files()) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec) || read_whole_file(file) != svg) stale_drawings.push_back(file);
+    if (!fs::is_regular_file(file, ec) || read_file(file, kMaxTextFileBytes) != svg) stale_drawings.push_back(file);
   }
   auto write_drawings = [&] {
     for (const auto& file : stale_drawings) {
@@ -198,7 +201,7 @@ int run_docs(const DocsOptions& o) {
     std::error_code ec;
     for (const auto& [from, to] : generator.copies()) {
       fs::create_directories(to.parent_path(), ec);
-      write_file_atomically(to, read_whole_file(from));
+      write_file_atomically(to, read_file(from, kMaxTextFileBytes));
     }
     for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
     if (!o.quiet) {
