@@ -202,12 +202,14 @@ TEST_CASE("lab06 analysis: step 2's warp reads a word once where taps q and q+1 
   // tap (0,0) reads X[0][0..2], tap (0,1) X[0][1..3], so X[0][1] and X[0][2] are read twice in
   // the first warp, and X[1][1], X[1][2] in the second.
   const ConvLayerShape s{1, 1, 1, 2, 4, 2, 1, 0, 1};
-  const Im2colStep& two = analyze_im2col(s, {64, 64, 1, 8}).step("fused_gemm");
+  const Im2colAnalysis a = analyze_im2col(s, {64, 64, 1, 8});
+  const Im2colStep& two = a.step("fused_gemm");
   CHECK(two.global_loads == 4 + 12);      // W once; every tap of the 3 outputs inside X
   CHECK(two.load_words == 4 + 12 - 4);    // less the 4 words a second lane of the warp reads
   // Stride 2, dilation 1: the neighbouring output's tap is 2 columns on, never q+1's word.
   const ConvLayerShape strided{1, 1, 1, 2, 6, 2, 2, 0, 1};
-  const Im2colStep& apart = analyze_im2col(strided, {64, 64, 1, 8}).step("fused_gemm");
+  const Im2colAnalysis b = analyze_im2col(strided, {64, 64, 1, 8});
+  const Im2colStep& apart = b.step("fused_gemm");
   CHECK(apart.load_words == apart.global_loads);
 }
 
