@@ -38,6 +38,7 @@
 using namespace convlab;
 using namespace convlab::grader;
 namespace fs = std::filesystem;
+using convlab::grader::testing::write_test_file;
 using nlohmann::json;
 
 namespace {
@@ -52,11 +53,6 @@ struct Source {
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
 }
 
 class Mutator {
@@ -284,7 +280,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
   fs::create_directories(tmp.root);
   const fs::path outside = tmp.path() / "outside";
   fs::create_directories(outside);
-  write_bytes(outside / "keep", "staging must never delete this");
+  write_test_file(outside / "keep", "staging must never delete this");
 
   Mutator m(seed);
   std::vector<std::string> failures;
@@ -312,7 +308,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
       json j = json::parse(rubric);
       for (int k = 0; k < 1 + static_cast<int>(m.below(3)); ++k) m.mutate_json(j);
       fs::create_directories(root);
-      write_bytes(root / "rubric.json", m.chance(10) ? j.dump().substr(0, m.below(j.dump().size())) : j.dump());
+      write_test_file(root / "rubric.json", m.chance(10) ? j.dump().substr(0, m.below(j.dump().size())) : j.dump());
       guarded("load_rubric", input, [&] { (void)load_rubric(root / "rubric.json"); });
       continue;
     }
@@ -320,7 +316,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
       json j = json::parse(tuning);
       for (int k = 0; k < 1 + static_cast<int>(m.below(3)); ++k) m.mutate_json(j);
       fs::create_directories(root);
-      write_bytes(root / "tuning.json", j.dump());
+      write_test_file(root / "tuning.json", j.dump());
       guarded("read_tuning_file", input, [&] {
         const lab07::TuningTable t = lab07::read_tuning_file(root / "tuning.json");
         for (int k = 2; k <= 7; ++k) (void)lab07::config_for_role(&t, k, "");
@@ -331,7 +327,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
       json j = json::parse(bench_text);
       for (int k = 0; k < 1 + static_cast<int>(m.below(3)); ++k) m.mutate_json(j);
       fs::create_directories(root);
-      write_bytes(root / "bench.json", j.dump());
+      write_test_file(root / "bench.json", j.dump());
       guarded("read_bench_file", input, [&] {
         const json b = read_bench_file(root / "bench.json");
         // Past the check, the report must not meet a field it cannot use.
@@ -361,7 +357,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
     }
     const fs::path dir = root / src.problem / "case";
     fs::create_directories(dir);
-    for (const auto& [file, bytes] : files) write_bytes(dir / file, bytes);
+    for (const auto& [file, bytes] : files) write_test_file(dir / file, bytes);
     if (m.chance(40)) {  // a folder or a FIFO where a file should be
       const std::string victim = std::next(files.begin(), static_cast<long>(m.below(files.size())))->first;
       fs::remove(dir / victim);
@@ -373,7 +369,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
     }
     if (m.chance(10)) {  // a second case of the same name
       fs::create_directories(root / src.problem / "twin");
-      for (const auto& [file, bytes] : src.files) write_bytes(root / src.problem / "twin" / file, bytes);
+      for (const auto& [file, bytes] : src.files) write_test_file(root / src.problem / "twin" / file, bytes);
     }
 
     std::optional<CaseInfo> info;

@@ -28,15 +28,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_text(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << s;
-}
-
 // A conv2d case folder whose case.json is `json` (the arrays of a 5x4 K=3 case).
 fs::path conv2d_case(const fs::path& dir, const std::string& json) {
   write_case(dir, generate_case(Conv2dSpec{"k3_5x4", {5, 4, 3}, 1, ""}));
-  write_text(dir / "case.json", json);
+  write_test_file(dir / "case.json", json);
   return dir;
 }
 
@@ -84,13 +79,13 @@ TEST_CASE("hostile: a case.json whose name is a path is refused, naming the file
         (dir / "case.json").string() +
             ": field \"name\": \"../../../../x\" is not a case name: it holds '/'; a case name is one path component "
             "of letters, digits, '.', '_' and '-'");
-  write_text(dir / "case.json", conv2d_json(".."));
+  write_test_file(dir / "case.json", conv2d_json(".."));
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"name\": \"..\" is not a case name: it is \"..\", a folder reference");
-  write_text(dir / "case.json", conv2d_json(""));
+  write_test_file(dir / "case.json", conv2d_json(""));
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"name\": \"\" is not a case name: it is empty");
-  write_text(dir / "case.json", conv2d_json("ok-name_1.5"));
+  write_test_file(dir / "case.json", conv2d_json("ok-name_1.5"));
   CHECK(read_case_info(dir).name == "ok-name_1.5");
 }
 
@@ -109,7 +104,7 @@ TEST_CASE("hostile: staging deletes nothing outside its work folder, nor a folde
   GradingCase c{read_case_info(dir), dir};
   const fs::path victim = tmp.path() / "victim";
   fs::create_directories(victim);
-  write_text(victim / "keep.txt", "mine");
+  write_test_file(victim / "keep.txt", "mine");
   const fs::path work = tmp.path() / "work";
 
   // A name that got past read_case_info some other way still never reaches remove_all.
@@ -123,7 +118,7 @@ TEST_CASE("hostile: staging deletes nothing outside its work folder, nor a folde
   // A folder already there (a second case of one name) is kept, not replaced.
   c.info.name = "good";
   const fs::path first = stage_inputs(c, work);
-  write_text(first / "marker", "first");
+  write_test_file(first / "marker", "first");
   CHECK(message_of([&] { stage_inputs(c, work); }) ==
         (dir / "case.json").string() + ": " + first.string() +
             " is staged already (two cases named \"good\"?); not staged again");
@@ -153,7 +148,7 @@ TEST_CASE("hostile: a conv layer whose dilated mask overflows int is refused wit
   TempDir tmp("hostile-dilation");
   const fs::path dir = tmp.path() / "layer";
   fs::create_directories(dir);
-  write_text(dir / "case.json",
+  write_test_file(dir / "case.json",
              layer_json(R"("batch": 1, "channels": 1, "filters": 1, "height": 9, "width": 9, "mask_width": 17, )"
                         R"("dilation": 268435456)"));
   CHECK(message_of([&] { read_case_info(dir); }) ==
@@ -179,7 +174,7 @@ TEST_CASE("hostile: a 128-byte .npy claiming 4 GB is refused by the file's size,
           "[hostile][npy]") {
   TempDir tmp("hostile-npy-claim");
   const fs::path f = tmp.path() / "claim.npy";
-  write_text(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", 0));
+  write_test_file(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", 0));
   REQUIRE(fs::file_size(f) == 128);
   const auto start = std::chrono::steady_clock::now();
   CHECK(message_of([&] { read_npy_f32(f); }) ==
@@ -190,15 +185,15 @@ TEST_CASE("hostile: a 128-byte .npy claiming 4 GB is refused by the file's size,
 TEST_CASE("hostile: a .npy of shape (2**32, 2**32) is refused, not loaded as empty", "[hostile][npy]") {
   TempDir tmp("hostile-npy-wrap");
   const fs::path f = tmp.path() / "wrap.npy";
-  write_text(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0));
+  write_test_file(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0));
   CHECK(message_of([&] { read_npy_f32(f); }) ==
         f.string() +
             ": shape (4294967296, 4294967296) holds the dimension 4294967296, above the limit of 2147483647 elements");
-  write_text(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536), }", 0));
+  write_test_file(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536), }", 0));
   CHECK(message_of([&] { read_npy_f32(f); }) ==
         f.string() + ": shape (65536, 65536) holds more than 2147483647 elements, the limit");
   // Digits no stoull could hold: still the loader's own error, naming the file.
-  write_text(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", 0));
+  write_test_file(f, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", 0));
   CHECK(message_of([&] { read_npy_f32(f); }) ==
         f.string() +
             ": shape (99999999999999999999999,) holds the dimension 99999999999999999999999, above the limit of "
@@ -228,13 +223,13 @@ TEST_CASE("hostile: a case.json field of the wrong JSON type names the file and 
                                                                   R"("description": 5, )"));
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"description\" must be a string, got 5");
-  write_text(dir / "case.json", R"({"format": 7, "version": 1})");
+  write_test_file(dir / "case.json", R"({"format": 7, "version": 1})");
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"format\" must be a string, got 7");
-  write_text(dir / "case.json", conv2d_json("c", R"("height": 5, "width": 4, "mask_width": 3)", R"("seed": -1, )"));
+  write_test_file(dir / "case.json", conv2d_json("c", R"("height": 5, "width": 4, "mask_width": 3)", R"("seed": -1, )"));
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"seed\" must be a non-negative integer, got -1");
-  write_text(dir / "case.json", conv2d_json("c", R"("height": 5.5, "width": 4, "mask_width": 3)"));
+  write_test_file(dir / "case.json", conv2d_json("c", R"("height": 5.5, "width": 4, "mask_width": 3)"));
   CHECK(message_of([&] { read_case_info(dir); }) ==
         (dir / "case.json").string() + ": field \"shape.height\" must be an integer, got 5.5");
 }
@@ -263,7 +258,7 @@ TEST_CASE("hostile: a folder or a FIFO in place of a file is refused by name, no
 
 TEST_CASE("hostile: a file above a loader's size limit is refused by its size", "[hostile][loaders]") {
   TempDir tmp("hostile-size");
-  write_text(tmp.path() / "big.json", std::string(11, ' '));
+  write_test_file(tmp.path() / "big.json", std::string(11, ' '));
   CHECK(message_of([&] { read_file(tmp.path() / "big.json", 10); }) ==
         (tmp.path() / "big.json").string() + ": is 11 bytes, above the limit of 10 bytes");
 }
@@ -289,11 +284,11 @@ TEST_CASE("hostile: one unreadable folder of a dataset root is reported and pass
 TEST_CASE("hostile: a tuning file's mask width of 2^32+5 is refused, not read as 5", "[hostile][loaders]") {
   TempDir tmp("hostile-tuning");
   const fs::path f = tmp.path() / "t.json";
-  write_text(f, R"({"format": "convlab-lab07-tuning", "version": 1, "device": "x", "best": [{"mask_width": 4294967301,
+  write_test_file(f, R"({"format": "convlab-lab07-tuning", "version": 1, "device": "x", "best": [{"mask_width": 4294967301,
     "outputs_x": 1, "outputs_y": 1, "block_x": 32, "block_y": 1, "input": "global", "filter": "constant"}]})");
   CHECK(message_of([&] { lab07::read_tuning_file(f); }) ==
         f.string() + ": best[0]: \"mask_width\" is 4294967301, outside -1000000..1000000");
-  write_text(f, R"({"format": 5, "version": 1})");
+  write_test_file(f, R"({"format": 5, "version": 1})");
   CHECK(message_of([&] { lab07::read_tuning_file(f); }) ==
         f.string() + ": \"format\" is not \"convlab-lab07-tuning\"");
 }
@@ -301,12 +296,12 @@ TEST_CASE("hostile: a tuning file's mask width of 2^32+5 is refused, not read as
 TEST_CASE("hostile: a bench.json field of the wrong type or range names the file and the field", "[hostile][loaders]") {
   TempDir tmp("hostile-bench");
   const fs::path f = tmp.path() / "bench.json";
-  write_text(f, R"({"format": "convlab-bench", "version": 1, "device": {"name": "x", "sms": "many"}})");
+  write_test_file(f, R"({"format": "convlab-bench", "version": 1, "device": {"name": "x", "sms": "many"}})");
   CHECK(message_of([&] { read_bench_file(f); }) == f.string() + ": field \"device.sms\": must be an integer, got \"many\"");
-  write_text(f, R"({"format": "convlab-bench", "version": 1, "ceilings": {}, "conv2d": {"results": [
+  write_test_file(f, R"({"format": "convlab-bench", "version": 1, "ceilings": {}, "conv2d": {"results": [
     {"method": "m", "height": 4294967333, "width": 4, "mask_width": 3}]}})");
   CHECK(message_of([&] { read_bench_file(f); }) ==
         f.string() + ": field \"conv2d.results[0].height\": is 4294967333, outside 1..65536");
-  write_text(f, R"({"format": "convlab-bench", "version": 1, "conv2d": {"results": 3}})");
+  write_test_file(f, R"({"format": "convlab-bench", "version": 1, "conv2d": {"results": 3}})");
   CHECK(message_of([&] { read_bench_file(f); }) == f.string() + ": field \"conv2d.results\": must be an array, got 3");
 }

@@ -30,6 +30,7 @@
 
 using namespace convlab::grader;
 using convlab::grader::testing::TempDir;
+using convlab::grader::testing::write_test_file;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -38,11 +39,6 @@ namespace {
 ProcessResult grader(std::vector<std::string> args) {
   args.insert(args.begin(), CONVLAB_GRADER_EXE);
   return run_process(args, 120s);
-}
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
 }
 
 std::string read(const fs::path& p) {
@@ -117,7 +113,7 @@ TEST_CASE("bench --plot-only: a device name that would run a command is drawn as
        {{"size", 64},
         {"ncu", {{"unavailable", "not run"}}},
         {"rows", {{{"mask_width", 3}, {"block_x", 32}, {"block_y", 8}, {"ms", 0.5}}}}}}};
-  write(dir / "bench.json", bench.dump(1));
+  write_test_file(dir / "bench.json", bench.dump(1));
   const ProcessResult r = grader({"bench", "--plot-only", dir.string()});
   INFO(r.output);
   CHECK(!fs::exists(planted));
@@ -134,7 +130,7 @@ TEST_CASE("bench --plot-only: a field of the wrong type is refused with file, fi
   nlohmann::json bench = {{"format", "convlab-bench"}, {"version", 1},
                           {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
                           {"sweep", {{"size", 64}, {"rows", {{{"mask_width", 3}, {"block_x", "32"}, {"block_y", 8}}}}}}};
-  write(dir / "bench.json", bench.dump());
+  write_test_file(dir / "bench.json", bench.dump());
   ProcessResult r = grader({"bench", "--plot-only", dir.string()});
   CHECK(r.exit_code == kUsageError);
   CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: field \"sweep.rows[0].block_x\": must be an "
@@ -142,7 +138,7 @@ TEST_CASE("bench --plot-only: a field of the wrong type is refused with file, fi
                                            (dir / "bench.json").string()));
   bench["sweep"]["rows"][0]["block_x"] = 32;
   bench["sweep"]["size"] = 99999999999LL;
-  write(dir / "bench.json", bench.dump());
+  write_test_file(dir / "bench.json", bench.dump());
   r = grader({"bench", "--plot-only", dir.string()});
   CHECK(r.exit_code == kUsageError);
   CHECK(last_line(r.output) == fmt::format("grader bench --plot-only: {}: field \"sweep.size\": is 99999999999, "
@@ -158,7 +154,7 @@ TEST_CASE("tune --plot-only: a heatmaps.gp found in the folder is never run; the
   const fs::path planted = tmp.path() / "PWNED";
   fs::create_directories(dir);
   fs::copy_file(kSource / "results/tune/nvidia-h200/heatmap_k03.dat", dir / "heatmap_k03.dat");
-  write(dir / "heatmaps.gp", fmt::format("system(\"touch {}\")\n", planted.string()));
+  write_test_file(dir / "heatmaps.gp", fmt::format("system(\"touch {}\")\n", planted.string()));
   const ProcessResult r = grader({"tune", "--plot-only", dir.string()});
   INFO(r.output);
   CHECK(!fs::exists(planted));
@@ -176,7 +172,7 @@ TEST_CASE("tune --plot-only: a device line with quotes and backquotes reaches th
   const auto at = data.find("# device: NVIDIA H200\n");
   REQUIRE(at != std::string::npos);
   data.replace(at, 22, "# device: " + device + "\n");
-  write(tmp.path() / "heatmap_k05.dat", data);
+  write_test_file(tmp.path() / "heatmap_k05.dat", data);
   const convlab::lab07::HeatmapFolder f = convlab::lab07::read_heatmap_folder(tmp.path());
   CHECK(f.device == device);
   CHECK(f.mask_widths == std::vector<int>{5});
@@ -190,7 +186,7 @@ TEST_CASE("tune --plot-only: a data line that is not a heat-map cell is refused 
   TempDir tmp("hostile-tune-bad");
   std::string data = read(kSource / "results/tune/nvidia-h200/heatmap_k03.dat");
   data += "0 0 1 1 6.4 \"6\"\nsystem(\"id\")\n";
-  write(tmp.path() / "heatmap_k03.dat", data);
+  write_test_file(tmp.path() / "heatmap_k03.dat", data);
   const int line = static_cast<int>(std::count(data.begin(), data.end(), '\n'));
   const ProcessResult r = grader({"tune", "--plot-only", tmp.path().string()});
   CHECK(r.exit_code == kUsageError);
@@ -202,7 +198,7 @@ TEST_CASE("tune --plot-only: a data line that is not a heat-map cell is refused 
 
 TEST_CASE("tune --plot-only: a folder without heat-map data is refused and nothing is run", "[hostile][tune]") {
   TempDir tmp("hostile-tune-empty");
-  write(tmp.path() / "heatmaps.gp", "system(\"id\")\n");
+  write_test_file(tmp.path() / "heatmaps.gp", "system(\"id\")\n");
   const ProcessResult r = grader({"tune", "--plot-only", tmp.path().string()});
   CHECK(r.exit_code == kUsageError);
   CHECK(last_line(r.output) ==
@@ -218,7 +214,7 @@ TEST_CASE("atomic writer: symlinks planted at the old temporary names and at the
   const fs::path dir = tmp.path() / "out";
   const fs::path victim = tmp.path() / "victim.txt";
   fs::create_directories(dir);
-  write(victim, "precious\n");
+  write_test_file(victim, "precious\n");
   // The names the old writer used (".NAME.tmp.PID", "NAME.tmp"), for this and nearby pids.
   for (int pid = getpid() - 2; pid <= getpid() + 2; ++pid) {
     fs::create_symlink(victim, dir / fmt::format(".report.json.tmp.{}", pid));
@@ -272,7 +268,7 @@ TEST_CASE("atomic writer: every byte of a large file arrives and an existing fil
           "[hostile][atomic]") {
   TempDir tmp("hostile-atomic-large");
   const fs::path target = tmp.path() / "big.bin";
-  write(target, "old contents that are longer than nothing");
+  write_test_file(target, "old contents that are longer than nothing");
   std::string big(5 << 20, '\0');
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 2654435761u >> 24);
   convlab::write_file_atomically(target, big);
@@ -284,7 +280,7 @@ TEST_CASE("one writer: the tuning file, the tune report and error maps never wri
           "[hostile][atomic]") {
   TempDir tmp("hostile-one-writer");
   const fs::path victim = tmp.path() / "victim.txt";
-  write(victim, "precious\n");
+  write_test_file(victim, "precious\n");
   // The names the tuner's own writers used for their temporaries, and the targets themselves.
   fs::create_symlink(victim, tmp.path() / "lab07.json.tmp");
   fs::create_symlink(victim, tmp.path() / "table.md.tmp");
@@ -342,7 +338,7 @@ TEST_CASE("bench --out and tune --out/--tuning that cannot be written fail up fr
   }
   const std::string why = std::strerror(create_errno(ro));
   // A file where the folder should be: create_directories fails the same way for everyone.
-  write(tmp.path() / "file", "x");
+  write_test_file(tmp.path() / "file", "x");
   const fs::path not_a_folder = tmp.path() / "file" / "results";
   ProcessResult r = grader({"bench", "--out", not_a_folder.string()});
   CHECK(r.exit_code == kUsageError);
@@ -399,11 +395,11 @@ TEST_CASE("docs keeps a hand edit inside a block: without --force it shows the d
           "[hostile][docs]") {
   TempDir tmp("hostile-docs-edit");
   const fs::path root = tmp.path();
-  write(root / "CMakePresets.json", "{}\n");
+  write_test_file(root / "CMakePresets.json", "{}\n");
   fs::create_directories(root / "slides");
-  write(root / "notes.md", "what the generator writes\n");
+  write_test_file(root / "notes.md", "what the generator writes\n");
   const std::string readme = "# readme\n\n<!-- convlab:include notes.md -->\n\nmy hand edit\n\n<!-- convlab:end -->\n";
-  write(root / "README.md", readme);
+  write_test_file(root / "README.md", readme);
   ProcessResult r = grader({"docs", "--root", root.string()});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.output, Catch::Contains("-my hand edit"));

@@ -76,4 +76,9 @@ LabExecutable executable(const fs::path& exe) {
   return e;
 }
 
+void write_test_file(const fs::path& path, const std::string& bytes) {
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
 }  // namespace convlab::grader::testing

@@ -28,6 +28,10 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// Writes `bytes` to `path` as they are (its folder created, an old file replaced): a test's
+/// input file, hostile or not.
+void write_test_file(const std::filesystem::path& path, const std::string& bytes);
+
 /// Four small conv2d cases under `root` (one with an even mask, which the fake skips by
 /// default): k1_1x1, k3_7x9, k5_16x16 and k2_5x5.
 CaseSet small_case_set(const std::filesystem::path& root);
