@@ -90,5 +90,17 @@ foreach(_lab07_kind lab solution)
               "${_lab07_root}/07-register-tiling/register_tiling_kernel.cuh"
               "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
       VERBATIM)
+    # What the launcher would compile with NVRTC at first use, compiled now from that copy into
+    # bin/<lab>07.jit-cache/ (tools/autotune/include/convlab/autotune/precompile.hpp). Off for a
+    # student's build, where each configuration compiles once when first run and stays cached;
+    # on for the grader's submission builds, so that no lab 07 run spends its GPU slot in NVRTC.
+    if(CONVLAB_LAB07_PRECOMPILE)
+      add_dependencies(${_lab07_kind}07 lab07_precompile)
+      add_custom_command(TARGET ${_lab07_kind}07 POST_BUILD
+        COMMAND lab07_precompile --kernel "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
+                --origin "${_lab07_kind}s" --arch "${CMAKE_CUDA_ARCHITECTURES}"
+                --out "$<TARGET_FILE:${_lab07_kind}07>.jit-cache"
+        VERBATIM)
+    endif()
   endif()
 endforeach()

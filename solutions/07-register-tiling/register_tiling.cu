@@ -93,9 +93,8 @@ bool steps_written(int own, std::initializer_list<int> needs) {
 /// The steps a configuration's kernel calls beyond the variant's own: 2 always, its filter path's
 /// and its input path's (a tuning file may choose any).
 bool config_steps_written(int own, const TileConfig& c) {
-  const int filter_step = c.filter == FilterPath::shfl ? 3 : (c.filter == FilterPath::constant ? 4 : 2);
-  const int input_step = c.input == InputPath::shared ? 5 : 2;
-  return steps_written(own, {2, filter_step, input_step});
+  const std::array<int, 3> needs = steps_of(c);
+  return steps_written(own, {needs[0], needs[1], needs[2]});
 }
 
 // --- Step 1: one_output<K>, one instantiation per supported mask width.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -132,6 +133,19 @@ struct TileConfig {
   friend constexpr bool operator!=(const TileConfig& a, const TileConfig& b) { return !(a == b); }
 };
 
+/// The README's steps (labs/07-register-tiling/README.md) a configuration's kernel calls: step 2
+/// (the patch) always, its filter path's (3 shfl, 4 constant, 2 loaded) and its input path's
+/// (5 shared, 2 global). The launcher runs a configuration only when all of them are written.
+inline constexpr std::array<int, 3> steps_of(const TileConfig& c) {
+  const int filter = c.filter == FilterPath::shfl ? 3 : (c.filter == FilterPath::constant ? 4 : 2);
+  const int input = c.input == InputPath::shared ? 5 : 2;
+  return {2, filter, input};
+}
+
+/// True when `c` is one of the configurations compiled into the launchers (kDefaultConfigs,
+/// below): those are never compiled at run time.
+constexpr bool compiled_in(const TileConfig& c);
+
 /// One instantiation: a configuration plus the two switches that are not tuned.
 struct KernelVariant {
   TileConfig config;           ///< the tuned template arguments
@@ -166,6 +180,13 @@ inline constexpr TileConfig kDefaultConfigs[] = {
     {15, 12, 2, 32, 2, InputPath::global, FilterPath::constant, RowLoop::rolled},
     {17, 12, 2, 32, 4, InputPath::global, FilterPath::constant, RowLoop::rolled},
 };
+
+constexpr bool compiled_in(const TileConfig& c) {
+  for (const TileConfig& d : kDefaultConfigs) {
+    if (d == c) return true;
+  }
+  return false;
+}
 
 /// A variant of the lab (harness/src/lab_mains/lab07.cpp) and the path it forces on the tuned
 /// configuration ("": none, the tuned configuration itself).

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "convlab/analysis_register_tiling.hpp"
+#include "convlab/autotune/compile_pool.hpp"
 #include "convlab/autotune/jit.hpp"
 #include "convlab/autotune/measurement.hpp"
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/autotune/search_space.hpp"
-#include "convlab/autotune/thread_pool.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/compare.hpp"
 #include "convlab/datagen.hpp"
@@ -38,39 +38,6 @@ namespace convlab::lab07 {
 namespace fs = std::filesystem;
 
 namespace {
-
-// --- Compiling on every core ---------------------------------------------------------------------
-
-struct CompileResult {
-  std::shared_ptr<const CompiledCubin> cubin;  // null on failure
-  std::string error;
-};
-
-/// Compiles instantiations of one kernel source on a ThreadPool.
-class CompilePool {
- public:
-  CompilePool(int threads, std::string source, int cc_major, int cc_minor, fs::path cache)
-      : source_(std::move(source)), cc_major_(cc_major), cc_minor_(cc_minor), cache_(std::move(cache)), pool_(threads) {}
-
-  std::shared_future<CompileResult> submit(const KernelVariant& v) {
-    return pool_.submit([this, v] {
-      CompileResult r;
-      try {
-        r.cubin = std::make_shared<const CompiledCubin>(compile_variant(source_, v, cc_major_, cc_minor_, cache_));
-      } catch (const std::exception& e) {
-        r.error = e.what();
-      }
-      return r;
-    });
-  }
-
- private:
-  std::string source_;
-  int cc_major_;
-  int cc_minor_;
-  fs::path cache_;
-  ThreadPool pool_;  // last: its workers finish before the fields above go
-};
 
 std::string first_line(const std::string& s) {
   const std::size_t nl = s.find('\n');

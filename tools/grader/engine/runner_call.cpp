@@ -2,6 +2,7 @@
 
 #include "engine/reasons.hpp"
 
+#include "convlab/autotune/kernel_source.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 
@@ -98,9 +99,13 @@ std::vector<std::string> lab_sandbox_argv(const std::optional<SandboxSpec>& sand
   // tuning file, no source tree.
   SandboxSpec spec = sandbox->with_read_only({exe});
   // Lab 07 compiles configurations at run time from the copy of its own kernel source that the
-  // build puts beside it (bin/lab07.kernel.cuh): its own code, nothing the lab could not see.
-  if (const fs::path kernel = exe.string() + ".kernel.cuh"; fs::is_regular_file(kernel)) {
+  // build puts beside it (bin/lab07.kernel.cuh), after looking in the folder the build compiled
+  // them into (bin/lab07.jit-cache/): its own code, nothing the lab could not see.
+  if (const fs::path kernel = exe.string() + lab07::kKernelCopySuffix; fs::is_regular_file(kernel)) {
     spec.read_only.push_back(kernel);
+  }
+  if (const fs::path cubins = exe.string() + lab07::kPrecompiledSuffix; fs::is_directory(fs::symlink_status(cubins))) {
+    spec.read_only.push_back(cubins);
   }
   spec.read_only.insert(spec.read_only.end(), inputs.begin(), inputs.end());
   spec.writable = writable;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "convlab/autotune/kernel_source.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "engine/grading_sandbox.hpp"
@@ -39,6 +40,18 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 }  // namespace
+
+void copy_precompiled(const fs::path& from, const fs::path& to) {
+  fs::remove_all(to);  // never a previous submission's cubins
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(from, ec))) return;
+  fs::create_directories(to);
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    // The folder is the build's own (lab07_precompile's), but only its plain files travel:
+    // a link would be followed by the copy.
+    if (fs::is_regular_file(it->symlink_status())) fs::copy_file(it->path(), to / it->path().filename());
+  }
+}
 
 void sync_folder(const fs::path& src, const fs::path& dest) {
   fs::create_directories(dest);
@@ -126,7 +139,10 @@ bool SubmissionBuilder::configure(std::string* error) {
                                    // No compiler cache: the sandboxed compile cannot write one,
                                    // and a cache shared by submissions is a channel between them.
                                    "-DCMAKE_CXX_COMPILER_LAUNCHER=", "-DCMAKE_CUDA_COMPILER_LAUNCHER=",
-                                   "-DCMAKE_CUDA_ARCHITECTURES=" + settings_.cuda_architectures};
+                                   "-DCMAKE_CUDA_ARCHITECTURES=" + settings_.cuda_architectures,
+                                   // Lab 07's run-time compilations happen here, on the build's
+                                   // cores, not in its runs on a GPU (precompile.hpp).
+                                   "-DCONVLAB_LAB07_PRECOMPILE=ON"};
   if (!fs::exists(build / "CMakeCache.txt")) {
     if (find_tool("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
     if (const auto nvcc = cuda_compiler()) argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc->string());
@@ -142,7 +158,7 @@ bool SubmissionBuilder::configure(std::string* error) {
   // The harness first: if it does not build, no lab is to blame.
   if (settings_.progress) settings_.progress("building the lab harness (convlab_runner) for submissions");
   const ProcessResult harness = run_process({cmake_program().string(), "--build", build.string(), "--target",
-                                             "convlab_runner", "-j", std::to_string(settings_.jobs > 0 ? settings_.jobs : std::max(1u, std::thread::hardware_concurrency()))},
+                                             "convlab_runner", "lab07_precompile", "-j", std::to_string(settings_.jobs > 0 ? settings_.jobs : std::max(1u, std::thread::hardware_concurrency()))},
                                             1800s);
   if (harness.exit_code != 0) {
     configure_error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(),
@@ -192,10 +208,12 @@ LabExecutable SubmissionBuilder::build(const LabInfo& lab, const fs::path& exe_d
   fs::create_directories(exe_dir);
   const fs::path exe = exe_dir / lab.id();
   fs::copy_file(built, exe, fs::copy_options::overwrite_existing);
-  // Lab 07's copy of its kernel source, which it compiles configurations from at run time.
-  if (const fs::path kernel = built.string() + ".kernel.cuh"; fs::is_regular_file(kernel)) {
-    fs::copy_file(kernel, exe.string() + ".kernel.cuh", fs::copy_options::overwrite_existing);
+  // Lab 07's copy of its kernel source, which it compiles configurations from at run time, and
+  // the cubins the build compiled from it ahead.
+  if (const fs::path kernel = built.string() + lab07::kKernelCopySuffix; fs::is_regular_file(kernel)) {
+    fs::copy_file(kernel, exe.string() + lab07::kKernelCopySuffix, fs::copy_options::overwrite_existing);
   }
+  copy_precompiled(built.string() + lab07::kPrecompiledSuffix, exe.string() + lab07::kPrecompiledSuffix);
   result.exe = exe;
   return result;
 }

@@ -70,4 +70,8 @@ std::string first_compiler_errors(const std::string& log, const std::string& sta
 /// left out), rewriting only files whose bytes differ.
 void sync_folder(const std::filesystem::path& src, const std::filesystem::path& dest);
 
+/// Replaces `to` with the plain files of the folder `from` (lab 07's precompiled cubins, beside
+/// the built executable); removes `to` when `from` is not a folder.
+void copy_precompiled(const std::filesystem::path& from, const std::filesystem::path& to);
+
 }  // namespace convlab::grader

@@ -56,6 +56,7 @@ struct CompiledCubin {
   ResourceUsage usage;          ///< parsed from the log
   double seconds = 0;           ///< compile time (0 when it came from the cache)
   bool from_cache = false;
+  std::string cache_name;       ///< its files' name in a cache folder (<name>.cubin, <name>.json)
 };
 
 /// The cache folder: $CONVLAB_LAB07_CACHE ("off": none), else `fallback`.
@@ -103,10 +104,13 @@ inline void write_cached(const std::filesystem::path& base, const CompiledCubin&
 }  // namespace detail
 
 /// Compiles one instantiation of the kernel for sm_<cc_major><cc_minor>, with ptxas's resource
-/// report in the log. Thread-safe (the autotuner compiles on several threads).
+/// report in the log. Thread-safe (the autotuner compiles on several threads). Looks first in
+/// `precompiled` (read only: the build's folder, precompile.hpp), then in `cache`, where a new
+/// compilation is kept.
 /// @throws JitError with NVRTC's log when the compilation fails.
 inline CompiledCubin compile_variant(const std::string& source, const KernelVariant& v, int cc_major, int cc_minor,
-                                     const std::filesystem::path& cache = {}) {
+                                     const std::filesystem::path& cache = {},
+                                     const std::filesystem::path& precompiled = {}) {
   CompiledCubin out;
   out.name_expression = kernel_name(v);
   const std::string arch = fmt::format("--gpu-architecture=sm_{}{}", cc_major, cc_minor);
@@ -115,16 +119,17 @@ inline CompiledCubin compile_variant(const std::string& source, const KernelVari
   int nv_minor = 0;
   NVRTC_CHECK(nvrtcVersion(&nv_major, &nv_minor));
 
-  std::filesystem::path cached;
-  if (!cache.empty()) {
-    std::string key = source + '\0' + out.name_expression + '\0' + fmt::format("nvrtc {}.{}", nv_major, nv_minor);
-    for (const std::string& o : options) key += '\0' + o;
-    cached = cache / fmt::format("{:016x}", fnv1a(key));
-    if (detail::read_cached(cached, out)) {
+  std::string key = source + '\0' + out.name_expression + '\0' + fmt::format("nvrtc {}.{}", nv_major, nv_minor);
+  for (const std::string& o : options) key += '\0' + o;
+  const std::string file = fmt::format("{:016x}", fnv1a(key));
+  out.cache_name = file;
+  for (const std::filesystem::path& folder : {precompiled, cache}) {
+    if (!folder.empty() && detail::read_cached(folder / file, out)) {
       out.usage = parse_ptxas_report(out.log, out.lowered_name);
       return out;
     }
   }
+  const std::filesystem::path cached = cache.empty() ? std::filesystem::path() : cache / file;
 
   const auto t0 = std::chrono::steady_clock::now();
   nvrtcProgram prog = nullptr;

@@ -11,11 +11,21 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace convlab::lab07 {
 
 /// The kernel template's file name, in labs/07-register-tiling/ and solutions/07-register-tiling/.
 inline constexpr const char* kKernelFileName = "register_tiling_kernel.cuh";
+
+/// Suffix of the copy of the kernel source the build puts beside a lab 07 executable
+/// (`build/bin/lab07.kernel.cuh`): a grader's sandbox shows a lab its executable and that copy,
+/// never the source tree.
+inline constexpr const char* kKernelCopySuffix = ".kernel.cuh";
+
+/// Suffix of the folder of cubins the build compiled ahead from that copy
+/// (`build/bin/lab07.jit-cache/`, convlab/autotune/precompile.hpp), read-only to the launcher.
+inline constexpr const char* kPrecompiledSuffix = ".jit-cache";
 
 /// 64-bit FNV-1a of `s` (cache keys, kernel hashes).
 std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603ull);
@@ -46,5 +56,10 @@ nlohmann::json to_json(const KernelSourceId& id);
 
 /// "labs/07-register-tiling/register_tiling_kernel.cuh (labs, hash 1f2e...)".
 std::string describe(const KernelSourceId& id);
+
+/// Steps of the kernel source still marked unwritten (`constexpr bool kStepNWritten = false;`),
+/// in increasing order: a student's kernel with steps 2–4 unwritten cannot be tuned, and the
+/// launcher runs no configuration that needs one.
+std::vector<int> unwritten_steps(const std::string& kernel_text);
 
 }  // namespace convlab::lab07

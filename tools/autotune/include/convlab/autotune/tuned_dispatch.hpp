@@ -3,7 +3,8 @@
 ///        configuration of a mask width and run it: the tuning file of this GPU when it was made
 ///        for *their own* kernel source (same hash), else the compiled-in defaults; a
 ///        configuration the launcher was not compiled with is JIT-compiled by NVRTC from that
-///        same source and cached on disk.
+///        same source and cached on disk, unless the build compiled it ahead into the folder
+///        beside the executable (`bin/lab07.jit-cache/`, precompile.hpp), which is read first.
 ///
 /// So the student's `lab07` runs the student's tuned choice, compiled from the student's
 /// register_tiling_kernel.cuh, and never a configuration tuned on the solution's kernel.
@@ -56,17 +57,13 @@ class TunedDispatch {
   std::optional<TuningTable> tuned_;
   std::string note_;
   std::filesystem::path cache_;
+  std::filesystem::path precompiled_;  ///< <executable>.jit-cache when the build made one
   int cc_major_ = 0;
   int cc_minor_ = 0;
   std::optional<KernelSource> source_;
   std::map<std::string, std::unique_ptr<LoadedKernel>> jit_;
   std::mutex mutex_;
 };
-
-/// Suffix of the copy of the kernel source the build puts beside a lab 07 executable
-/// (`build/bin/lab07.kernel.cuh`): a grader's sandbox shows a lab its executable and that copy,
-/// never the source tree.
-inline constexpr const char* kKernelCopySuffix = ".kernel.cuh";
 
 /// The file a launcher at `this_file` (its __FILE__) compiles at run time: the copy beside the
 /// running executable when there is one, else the register_tiling_kernel.cuh next to the launcher.

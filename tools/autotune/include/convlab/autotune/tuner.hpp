@@ -64,8 +64,4 @@ class Tuner {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Steps of the kernel source still marked unwritten (`constexpr bool kStepNWritten = false;`),
-/// in increasing order: a student's kernel with steps 2–4 unwritten cannot be tuned.
-std::vector<int> unwritten_steps(const std::string& kernel_text);
-
 }  // namespace convlab::lab07
