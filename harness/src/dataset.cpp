@@ -11,7 +11,7 @@
 #include <system_error>
 
 #include "convlab/atomic_file.hpp"
-#include "convlab/file_reader.hpp"
+#include "convlab/json_file.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/npy.hpp"
 
@@ -124,17 +124,11 @@ std::string case_name_problem(const std::string& name) {
 
 CaseInfo read_case_info(const fs::path& dir) {
   const fs::path file = dir / kCaseJson;
-  std::string text;
-  try {
-    text = read_file(file, kMaxTextFileBytes);
-  } catch (const LoadError& e) {
-    throw DatasetError(e.what());
-  }
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(file, fmt::format("is not valid JSON: {}", e.what()));
+    j = read_json_file(file, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw DatasetError(e.what());
   }
   if (!j.is_object()) fail(file, "must hold a JSON object");
   if (string_field(file, j, "format", std::string()) != "convlab-case") fail(file, "\"format\" must be \"convlab-case\"");

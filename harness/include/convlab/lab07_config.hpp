@@ -142,10 +142,6 @@ inline constexpr std::array<int, 3> steps_of(const TileConfig& c) {
   return {2, filter, input};
 }
 
-/// True when `c` is one of the configurations compiled into the launchers (kDefaultConfigs,
-/// below): those are never compiled at run time.
-constexpr bool compiled_in(const TileConfig& c);
-
 /// One instantiation: a configuration plus the two switches that are not tuned.
 struct KernelVariant {
   TileConfig config;           ///< the tuned template arguments
@@ -181,6 +177,8 @@ inline constexpr TileConfig kDefaultConfigs[] = {
     {17, 12, 2, 32, 4, InputPath::global, FilterPath::constant, RowLoop::rolled},
 };
 
+/// True when `c` is one of the configurations compiled into the launchers (kDefaultConfigs):
+/// those are never compiled at run time.
 constexpr bool compiled_in(const TileConfig& c) {
   for (const TileConfig& d : kDefaultConfigs) {
     if (d == c) return true;

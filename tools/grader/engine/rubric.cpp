@@ -8,7 +8,7 @@
 #include <regex>
 #include <set>
 
-#include "convlab/file_reader.hpp"
+#include "convlab/json_file.hpp"
 #include "convlab/limits.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
@@ -208,17 +208,11 @@ Rubric parse_rubric(const json& j, const std::string& source) {
 }
 
 Rubric load_rubric(const fs::path& file) {
-  std::string text;
-  try {
-    text = read_file(file, kMaxTextFileBytes);
-  } catch (const LoadError& e) {
-    throw RubricError(fmt::format("rubric {}", e.what()));
-  }
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw RubricError(fmt::format("rubric {}: not valid JSON: {}", file.string(), e.what()));
+    j = read_json_file(file, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw RubricError(fmt::format("rubric {}", e.what()));
   }
   return parse_rubric(j, file.string());
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convlab/json_file.hpp"
 #include "convlab/limits.hpp"
 
 namespace convlab::grader {
@@ -163,17 +164,11 @@ void check_bench_json(const json& bench, const std::string& origin) {
 }
 
 json read_bench_file(const fs::path& path) {
-  std::string text;
-  try {
-    text = read_file(path, kMaxTextFileBytes);
-  } catch (const LoadError& e) {
-    throw BenchFileError(e.what());
-  }
   json bench;
   try {
-    bench = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw BenchFileError(fmt::format("{}: is not valid JSON: {}", path.string(), e.what()));
+    bench = read_json_file(path, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw BenchFileError(e.what());
   }
   check_bench_json(bench, path.string());
   return bench;

@@ -19,7 +19,7 @@
 #include "convlab/autotune/kernel_source.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/device_info.hpp"
-#include "convlab/file_reader.hpp"
+#include "convlab/json_file.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/lab07_config.hpp"
 
@@ -204,17 +204,11 @@ inline nlohmann::json tuning_to_json(const TuningTable& t) {
 
 /// Reads a tuning file. @throws TuningError (unreadable, not JSON, or malformed).
 inline TuningTable read_tuning_file(const std::filesystem::path& path) {
-  std::string text;
-  try {
-    text = read_file(path, kMaxTextFileBytes);
-  } catch (const LoadError& e) {
-    throw TuningError(e.what());
-  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw TuningError(fmt::format("{}: not valid JSON ({})", path.string(), e.what()));
+    j = read_json_file(path, kMaxTextFileBytes);
+  } catch (const LoadError& e) {
+    throw TuningError(e.what());
   }
   return parse_tuning(j, path.string());
 }
