@@ -1,21 +1,27 @@
 // A class graded as a pipeline (engine/class_pipeline.hpp) on two fake GPUs with the fake lab
-// runner: the reports do not depend on the order in which students finish, no two students'
-// runs ever share a GPU and every child sees only its own, the reference is timed once per GPU,
-// and a build that throws, a crash or a hang costs only its student. Plus the pieces of a
-// Slurm run that need no Slurm: --gpus, the per-student report read back, the scripts.
+// runner: the reports do not depend on the order in which students finish, students on one GPU
+// share it for their checks but a timed run has it alone, every child sees only its own GPU,
+// the reference is timed once per GPU, and a build that throws, a crash or a hang costs only
+// its student. The GPU's turns on their own (engine/gpu_turns.hpp). Plus the pieces of a Slurm
+// run that need no Slurm: --gpus, the per-student report read back, the scripts.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <future>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "engine/class_pipeline.hpp"
 #include "engine/gpu_slots.hpp"
+#include "engine/gpu_turns.hpp"
 #include "grader_test_support.hpp"
 #include "reports/batch_report.hpp"
 #include "reports/grade_report.hpp"
@@ -29,20 +35,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fake lab wrapped in a script that logs each run: "DEVICE WHO START_NS END_NS LIST".
-fs::path logged_lab(const fs::path& dir, const std::string& who, const std::string& args, const fs::path& log) {
+// A fake lab wrapped in a script that logs each run: "DEVICE WHO START_NS END_NS KIND", KIND
+// one of list, check (--no-time: a correctness run) and timed. Checks last `check_s` at least.
+fs::path logged_lab(const fs::path& dir, const std::string& who, const std::string& args, const fs::path& log,
+                    const std::string& check_s = "0.02") {
   fs::create_directories(dir);
   const fs::path script = dir / who;
   std::ofstream(script) << fmt::format(
       "#!/bin/sh\n"
       "start=$(date +%s%N)\n"
-      "sleep 0.02\n"
+      "case \" $* \" in *\" --list \"*) kind=list ;; *\" --no-time \"*) kind=check ;; *) kind=timed ;; esac\n"
+      "if [ $kind = check ]; then sleep {}; else sleep 0.02; fi\n"
       "'{}' \"$@\" {}\n"
       "rc=$?\n"
-      "case \" $* \" in *\" --list \"*) list=list ;; *) list=run ;; esac\n"
-      "echo \"${{CUDA_VISIBLE_DEVICES:-none}} {} $start $(date +%s%N) $list\" >> '{}'\n"
+      "echo \"${{CUDA_VISIBLE_DEVICES:-none}} {} $start $(date +%s%N) $kind\" >> '{}'\n"
       "exit $rc\n",
-      CONVLAB_FAKE_LAB, args, who, log.string());
+      check_s, CONVLAB_FAKE_LAB, args, who, log.string());
   fs::permissions(script, fs::perms::owner_all);
   return script;
 }
@@ -72,7 +80,10 @@ struct FakeClass {
   FakeClass(const std::string& name, std::map<std::string, std::string> a)
       : tmp(name), cases(small_case_set(tmp.path() / "cases")), log(tmp.path() / "runs.log"), args(std::move(a)) {}
 
-  ClassPlan plan(std::vector<GpuSlot> gpus, int build_workers, std::function<void(const std::string&)> before_build = {}) {
+  std::string check_s = "0.02";  ///< how long each fake correctness run lasts
+
+  ClassPlan plan(std::vector<GpuSlot> gpus, int build_workers, std::function<void(const std::string&)> before_build = {},
+                 int students_per_gpu = 1) {
     ClassPlan p;
     for (const auto& [name, _] : args) {
       fs::create_directories(tmp.path() / "class" / name);
@@ -82,11 +93,12 @@ struct FakeClass {
     p.labs = {lab01()};
     p.gpus = std::move(gpus);
     p.build_workers = build_workers;
+    p.students_per_gpu = students_per_gpu;
     p.work_dir = tmp.path() / "work";
     p.make_build = [this, before_build](int) -> SubmissionBuild {
       return [this, before_build](const ClassSubmission& s, const fs::path& exe_dir) {
         if (before_build) before_build(s.name);
-        return std::vector<LabExecutable>{executable(logged_lab(exe_dir, s.name, args.at(s.name), log))};
+        return std::vector<LabExecutable>{executable(logged_lab(exe_dir, s.name, args.at(s.name), log, check_s))};
       };
     };
     p.make_environment = [this](const GpuSlot& gpu) {
@@ -141,7 +153,40 @@ TEST_CASE("class pipeline: the reports are the same whatever order the students 
   CHECK(students(many, shuffled.tmp.path()) == students(one, serial.tmp.path()));
 }
 
-TEST_CASE("class pipeline: a GPU grades one student at a time, and each child sees only its GPU", "[grader][class]") {
+namespace {
+
+// Per device, the children's runs sorted by start.
+std::map<std::string, std::vector<ChildRun>> runs_by_device(const std::vector<ChildRun>& runs) {
+  std::map<std::string, std::vector<ChildRun>> on_device;
+  for (const ChildRun& r : runs) on_device[r.device].push_back(r);
+  for (auto& [device, list] : on_device) {
+    std::sort(list.begin(), list.end(), [](const ChildRun& a, const ChildRun& b) { return a.start < b.start; });
+  }
+  return on_device;
+}
+
+bool overlap(const ChildRun& a, const ChildRun& b) { return a.start < b.end && b.start < a.end; }
+
+// Each child saw one device, the one its student was graded on; the reference solution was timed
+// once on each GPU, not once per student.
+void check_devices(const ClassOutcome& out, const std::vector<ChildRun>& runs) {
+  std::map<std::string, std::string> device_of;  // student -> the device its children saw
+  for (const ScheduleRecord& r : out.schedule) device_of[r.submission] = kTwoFakeGpus.at(static_cast<std::size_t>(r.gpu)).visible_id;
+  std::map<std::string, int> reference_timings;
+  for (const ChildRun& r : runs) {
+    CHECK((r.device == "7" || r.device == "3"));
+    if (r.who == "reference") {
+      if (r.kind == "timed") ++reference_timings[r.device];
+    } else {
+      CHECK(r.device == device_of.at(r.who));
+    }
+  }
+  CHECK(reference_timings == std::map<std::string, int>{{"3", 1}, {"7", 1}});
+}
+
+}  // namespace
+
+TEST_CASE("class pipeline: one student per GPU grades them one after another, each child on its GPU", "[grader][class]") {
   std::map<std::string, std::string> args;
   for (int i = 0; i < 8; ++i) args[fmt::format("s{}", i)] = "--fake-time-ms 1";
   FakeClass c("class-exclusive", args);
@@ -151,6 +196,7 @@ TEST_CASE("class pipeline: a GPU grades one student at a time, and each child se
   std::map<int, std::vector<const ScheduleRecord*>> by_gpu;
   for (const ScheduleRecord& r : out.schedule) {
     REQUIRE(r.gpu >= 0);
+    CHECK(r.gpu_worker == 0);
     CHECK(r.build_end_s <= r.gpu_start_s);  // built before it was graded
     CHECK(r.gpu_start_s < r.gpu_end_s);
     by_gpu[r.gpu].push_back(&r);
@@ -164,31 +210,98 @@ TEST_CASE("class pipeline: a GPU grades one student at a time, and each child se
       CHECK(records[i - 1]->gpu_end_s <= records[i]->gpu_start_s);
     }
   }
-  // From the children themselves: each saw one device, the one its student was graded on,
-  // and no two children on one device ran at the same time.
+  // From the children themselves: no two on one device ran at the same time.
   const std::vector<ChildRun> runs = read_log(c.log);
-  std::map<std::string, std::string> device_of;  // student -> the device its children saw
-  for (const ScheduleRecord& r : out.schedule) device_of[r.submission] = kTwoFakeGpus.at(static_cast<std::size_t>(r.gpu)).visible_id;
-  std::map<std::string, std::vector<ChildRun>> on_device;
-  std::map<std::string, int> reference_timings;
-  for (const ChildRun& r : runs) {
-    CHECK((r.device == "7" || r.device == "3"));
-    if (r.who == "reference") {
-      if (r.kind == "run") ++reference_timings[r.device];
-    } else {
-      CHECK(r.device == device_of.at(r.who));
-    }
-    on_device[r.device].push_back(r);
-  }
-  for (auto& [device, list] : on_device) {
-    std::sort(list.begin(), list.end(), [](const ChildRun& a, const ChildRun& b) { return a.start < b.start; });
+  check_devices(out, runs);
+  for (auto& [device, list] : runs_by_device(runs)) {
     for (std::size_t i = 1; i < list.size(); ++i) {
       INFO("device " << device << ": " << list[i - 1].who << " then " << list[i].who);
       CHECK(list[i - 1].end <= list[i].start);
     }
   }
-  // The reference solution was timed once on each GPU, not once per student.
-  CHECK(reference_timings == std::map<std::string, int>{{"3", 1}, {"7", 1}});
+}
+
+TEST_CASE("class pipeline: students on one GPU share it for their checks, and a timed run has it alone",
+          "[grader][class]") {
+  std::map<std::string, std::string> args;
+  for (int i = 0; i < 9; ++i) args[fmt::format("s{}", i)] = "--fake-time-ms 1";
+  FakeClass c("class-turns", args);
+  c.check_s = "0.3";  // long enough that students built close together check at the same time
+  // Built 100 ms apart, so that one student is ready to be timed while another still checks.
+  const ClassOutcome out = grade_class(c.plan(kTwoFakeGpus, 4, [](const std::string& name) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * (name.back() - '0') % 300));
+  }, 3));
+
+  std::set<int> workers;
+  for (const ScheduleRecord& r : out.schedule) {
+    REQUIRE(r.gpu >= 0);
+    REQUIRE(r.gpu_worker >= 0);
+    CHECK(r.gpu_worker < 3);
+    workers.insert(r.gpu * 3 + r.gpu_worker);
+    CHECK(r.phases.checks_s >= 0.3);  // its lab's correctness run, in its shared turn
+    CHECK(r.phases.timing_s > 0);     // correct: timed, in its turn alone
+  }
+  CHECK(workers.size() > 2);  // more than one worker per GPU had students
+  for (const SubmissionResult& r : out.results) CHECK(r.score() == Approx(r.max_score()));
+
+  const std::vector<ChildRun> runs = read_log(c.log);
+  check_devices(out, runs);
+  int shared_checks = 0;
+  for (auto& [device, list] : runs_by_device(runs)) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      for (std::size_t j = i + 1; j < list.size() && list[j].start < list[i].end; ++j) {
+        INFO("device " << device << ": " << list[i].who << " " << list[i].kind << " and " << list[j].who << " "
+                       << list[j].kind << " at the same time");
+        CHECK(list[i].kind != "timed");  // a timed run overlaps nothing on its device
+        CHECK(list[j].kind != "timed");
+        if (overlap(list[i], list[j]) && list[i].kind == "check" && list[j].kind == "check" &&
+            list[i].who != list[j].who) {
+          ++shared_checks;
+        }
+      }
+    }
+  }
+  CHECK(shared_checks > 0);  // the GPU really was shared
+}
+
+TEST_CASE("gpu turns: shared turns run together, a turn alone waits for them and holds back new ones", "[grader][class]") {
+  using namespace std::chrono_literals;
+  GpuTurns turns;
+  std::optional<GpuTurns::Turn> first(turns.shared());
+  // A second shared turn starts while the first is held.
+  auto second = std::async(std::launch::async, [&] { return turns.shared().waited_s(); });
+  REQUIRE(second.wait_for(5s) == std::future_status::ready);
+
+  auto alone = std::async(std::launch::async, [&] {
+    GpuTurns::Turn t = turns.alone();
+    std::this_thread::sleep_for(50ms);
+    return t.waited_s();
+  });
+  // The turn alone waits for the shared one still held ...
+  CHECK(alone.wait_for(200ms) == std::future_status::timeout);
+  // ... and while it waits, a new shared turn does not start (or timing would wait forever).
+  auto late = std::async(std::launch::async, [&] { return turns.shared().waited_s(); });
+  CHECK(late.wait_for(200ms) == std::future_status::timeout);
+
+  first.reset();
+  REQUIRE(alone.wait_for(5s) == std::future_status::ready);
+  CHECK(alone.get() >= 0.1);  // it waited for the first shared turn
+  REQUIRE(late.wait_for(5s) == std::future_status::ready);
+  CHECK(late.get() >= 0.05);  // it started after the turn alone, which held the GPU 50 ms
+  // Two turns alone never overlap.
+  std::atomic<int> inside{0};
+  std::atomic<bool> together{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      const GpuTurns::Turn t = turns.alone();
+      if (++inside > 1) together = true;
+      std::this_thread::sleep_for(10ms);
+      --inside;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK_FALSE(together);
 }
 
 TEST_CASE("class pipeline: a build that throws, a crash and a hang cost only their student", "[grader][class]") {

@@ -1,7 +1,8 @@
 // grader batch DIR: every subfolder of DIR is one student's submission, graded like
 // `grader grade --submission`; one row per student in CSV and JSON. The class is graded as a
-// pipeline (engine/class_pipeline.hpp): -j workers build submissions while one worker per GPU
-// (--gpus) grades the built ones, one student at a time per GPU. A submission that does not
+// pipeline (engine/class_pipeline.hpp): -j workers build submissions while each GPU (--gpus)
+// grades --students-per-gpu built ones at once: they share it for their correctness runs and
+// are timed one after another, alone on it (engine/gpu_turns.hpp). A submission that does not
 // build, crashes or hangs costs that student points and never stops the batch. The reference
 // solutions are timed once per GPU and serve every student graded there. The reports list the
 // students by name, whatever the order in which they finished.
@@ -24,10 +25,14 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   add_common_grade_options(cmd, *o);
   cmd->add_option("--csv", o->csv, "write one row per student as CSV to FILE (atomically)");
   cmd->add_option("--gpus", o->gpus,
-                  "grade on these GPUs, e.g. 0,1 (indices among the GPUs the grader sees; default: all); one student "
-                  "at a time per GPU");
+                  "grade on these GPUs, e.g. 0,1 (indices among the GPUs the grader sees; default: all)");
+  auto* per_gpu = cmd->add_option("--students-per-gpu", o->students_per_gpu,
+                  "students graded on one GPU at once: their correctness and sanitizer runs share it, their timed runs "
+                  "take turns with the GPU to themselves (default 4)")
+      ->check(CLI::Range(1, 64));
   cmd->add_flag("--serial", o->serial,
-                "no pipeline: build and grade one submission after another on the first GPU of --gpus (the baseline)");
+                "no pipeline: build and grade one submission after another on the first GPU of --gpus (the baseline)")
+      ->excludes(per_gpu);
   cmd->add_option("--schedule", o->schedule,
                   "write where and when each submission was built and graded (GPU, start and end times) as JSON");
   cmd->callback([o, &exit_code] {

@@ -65,7 +65,12 @@ class Pipeline {
     const int builders = std::max(1, std::min<int>(plan_.build_workers, static_cast<int>(plan_.submissions.size())));
     builders_left_ = builders;
     for (int w = 0; w < builders; ++w) threads.emplace_back([this, w] { build_worker(w); });
-    for (const GpuSlot& gpu : plan_.gpus) threads.emplace_back([this, gpu] { gpu_worker(gpu); });
+    for (const GpuSlot& gpu : plan_.gpus) gpus_.push_back(std::make_unique<SharedGpu>(gpu));
+    for (const std::unique_ptr<SharedGpu>& gpu : gpus_) {
+      for (int w = 0; w < std::max(1, plan_.students_per_gpu); ++w) {
+        threads.emplace_back([this, g = gpu.get(), w] { gpu_worker(*g, w); });
+      }
+    }
     for (std::thread& t : threads) t.join();
 
     ClassOutcome out;
@@ -133,26 +138,41 @@ class Pipeline {
     return b;
   }
 
-  void gpu_worker(const GpuSlot& gpu) {
-    // Every child this thread starts sees this GPU only.
-    const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", gpu.visible_id}});
+  // One GPU, shared by its workers.
+  struct SharedGpu {
+    explicit SharedGpu(GpuSlot g) : slot(std::move(g)) {}
+    GpuSlot slot;
+    std::once_flag made;
     std::unique_ptr<GradingEnvironment> env;
     std::string setup_error;
-    try {
-      env = plan_.make_environment(gpu);
-    } catch (const std::exception& e) {
-      setup_error = e.what();
-    }
+  };
+
+  void gpu_worker(SharedGpu& shared, int worker) {
+    const GpuSlot& gpu = shared.slot;
+    // Every child this thread starts sees this GPU only.
+    const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", gpu.visible_id}});
+    std::call_once(shared.made, [&] {
+      try {
+        shared.env = plan_.make_environment(gpu);
+      } catch (const std::exception& e) {
+        shared.setup_error = e.what();
+      }
+    });
+    GradingEnvironment* env = shared.env.get();
     while (std::optional<Built> b = next_built()) {
       const ClassSubmission& s = plan_.submissions[b->index];
       {
         std::lock_guard<std::mutex> lock(mutex_);
         schedule_[b->index].gpu = gpu.index;
+        schedule_[b->index].gpu_worker = worker;
         schedule_[b->index].gpu_start_s = now_s();
       }
       SubmissionResult r;
+      GpuPhases phases;
       try {
-        if (!env) throw std::runtime_error(fmt::format("GPU {} could not be set up: {}", gpu.index, setup_error));
+        if (!env) {
+          throw std::runtime_error(fmt::format("GPU {} could not be set up: {}", gpu.index, shared.setup_error));
+        }
         r = grade_submission(
             s.name, "submission", fs::absolute(s.folder), plan_.labs,
             [&](const LabInfo& lab) {
@@ -161,7 +181,7 @@ class Pipeline {
               }
               return LabExecutable{};
             },
-            *env);
+            *env, &phases);
       } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
         r = failed_result(s, e.what());
       }
@@ -170,6 +190,7 @@ class Pipeline {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         schedule_[b->index].gpu_end_s = now_s();
+        schedule_[b->index].phases = phases;
       }
       finish(b->index, std::move(r), gpu.index);
     }
@@ -194,6 +215,7 @@ class Pipeline {
   const Clock::time_point start_ = Clock::now();
   std::vector<SubmissionResult> results_;
   std::vector<ScheduleRecord> schedule_;
+  std::vector<std::unique_ptr<SharedGpu>> gpus_;
   std::atomic<std::size_t> next_build_{0};
   std::mutex mutex_;
   std::condition_variable ready_cv_;
@@ -206,6 +228,7 @@ class Pipeline {
 
 ClassOutcome grade_class(const ClassPlan& plan) {
   if (plan.gpus.empty()) throw std::invalid_argument("grading a class needs at least one GPU");
+  if (plan.students_per_gpu < 1) throw std::invalid_argument("grading a class needs at least one student per GPU");
   fs::create_directories(plan.work_dir);
   // Built in name order: the same plan gives the same work to the same workers.
   ClassPlan sorted = plan;

@@ -1,9 +1,11 @@
 // Grading a whole class on one host as a pipeline: a pool of CPU workers builds submissions
-// (each worker owns a build folder, so no two builds share files) while one worker per GPU
-// grades the built ones — correctness, sanitizer, timing — one student at a time on its GPU,
-// so that no two timed runs ever share a GPU. Each GPU worker has its own grading environment,
-// so the reference solutions are timed once per GPU, on the GPU whose students they are
-// compared with. Every child a GPU worker starts sees only its GPU (CUDA_VISIBLE_DEVICES).
+// (each worker owns a build folder, so no two builds share files) while GPU workers grade the
+// built ones — correctness, sanitizer, timing. Each GPU has `students_per_gpu` workers, each
+// grading one student at a time; the students on one GPU share it for their correctness and
+// sanitizer runs and take turns for their timed runs, so that a timed run always has the GPU
+// to itself (engine/gpu_turns.hpp). Each GPU has one grading environment, shared by its
+// workers, so the reference solutions are timed once per GPU, on the GPU whose students they
+// are compared with. Every child a GPU worker starts sees only its GPU (CUDA_VISIBLE_DEVICES).
 //
 // The results come back sorted by the submission's name whatever the order in which they
 // finished, so the reports are the same as those of one student after another. A build or a
@@ -41,7 +43,9 @@ struct ScheduleRecord {
   int build_worker = -1;
   double build_start_s = 0, build_end_s = 0;
   int gpu = -1;  ///< GpuSlot::index; -1: never reached a GPU (its build threw)
+  int gpu_worker = -1;  ///< which of the GPU's workers: 0 .. students_per_gpu-1
   double gpu_start_s = 0, gpu_end_s = 0;
+  GpuPhases phases;  ///< its time on the GPU: checks (shared), timing (alone), waiting for turns
 };
 
 /// Where the run stands, after each submission.
@@ -64,11 +68,12 @@ struct ClassProgress {
 struct ClassPlan {
   std::vector<ClassSubmission> submissions;
   std::vector<LabInfo> labs;
-  std::vector<GpuSlot> gpus;       ///< one GPU worker each
+  std::vector<GpuSlot> gpus;
+  int students_per_gpu = 1;        ///< GPU workers per GPU: students graded on it at once
   int build_workers = 1;
   std::filesystem::path work_dir;  ///< executables between the two stages
   std::function<SubmissionBuild(int worker)> make_build;
-  /// The grading environment of one GPU worker, made on that worker's thread.
+  /// The grading environment of one GPU, made once, on the thread of one of its workers.
   std::function<std::unique_ptr<GradingEnvironment>(const GpuSlot&)> make_environment;
   std::function<void(const ClassProgress&)> on_progress;  ///< may be empty; called under a lock
 };

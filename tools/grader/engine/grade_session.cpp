@@ -300,7 +300,7 @@ BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs) 
   return b;
 }
 
-SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name) {
+SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, GpuPhases* phases) {
   if (!builder_) {
     BuildSettings b = build_settings(
         options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir), options_.jobs);
@@ -310,7 +310,8 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
   builder_->stage(fs::absolute(folder), labs_);
   const fs::path exe_dir = env_->fresh_dir("executables-" + name);
   SubmissionResult r = grade_submission(name, "submission", fs::absolute(folder), labs_,
-                                        [&](const LabInfo& lab) { return builder_->build(lab, exe_dir); }, *env_);
+                                        [&](const LabInfo& lab) { return builder_->build(lab, exe_dir); }, *env_,
+                                        phases);
   fs::remove_all(exe_dir);
   return r;
 }
@@ -337,10 +338,15 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
   ClassOutcome out;
   for (std::size_t i = 0; i < submissions.size(); ++i) {
     const ClassSubmission& s = submissions[i];
-    ScheduleRecord rec{s.name, 0, now_s(), 0, gpu.index, 0, 0};
+    ScheduleRecord rec;
+    rec.submission = s.name;
+    rec.build_worker = 0;
+    rec.build_start_s = now_s();
+    rec.gpu = gpu.index;
+    rec.gpu_worker = 0;
     SubmissionResult r;
     try {
-      r = grade_folder(s.folder, s.name);
+      r = grade_folder(s.folder, s.name, &rec.phases);
     } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
       r.name = s.name;
       r.kind = "submission";
@@ -358,9 +364,14 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
   return out;
 }
 
+// Students graded on one GPU at once (--students-per-gpu): their checks share the GPU, their
+// timed runs take turns alone (engine/gpu_turns.hpp).
+constexpr int kStudentsPerGpu = 4;
+
 ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submissions) {
   ClassPlan plan;
   plan.gpus = gpus_of(options_);
+  plan.students_per_gpu = options_.students_per_gpu > 0 ? options_.students_per_gpu : kStudentsPerGpu;
   plan.submissions = submissions;
   plan.labs = labs_;
   plan.work_dir = work_root_ / "class";
@@ -405,13 +416,14 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
     fmt::print(stderr, "{}\n", p.line());
     std::fflush(stderr);
   };
-  progress(fmt::format("grading {} submissions: {} build worker{}, {} GPU{} ({})", submissions.size(),
-                       plan.build_workers, plan.build_workers == 1 ? "" : "s", plan.gpus.size(),
+  progress(fmt::format("grading {} submissions: {} build worker{}, {} GPU{} ({}), {} student{} at once per GPU",
+                       submissions.size(), plan.build_workers, plan.build_workers == 1 ? "" : "s", plan.gpus.size(),
                        plan.gpus.size() == 1 ? "" : "s", [&] {
                          std::string ids;
                          for (const GpuSlot& g : plan.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g.index);
                          return ids;
-                       }()));
+                       }(),
+                       plan.students_per_gpu, plan.students_per_gpu == 1 ? "" : "s"));
   return convlab::grader::grade_class(plan);
 }
 

@@ -38,6 +38,7 @@ struct GradeOptions {
   std::string build_dir;           ///< where submissions are built (default: a temporary folder)
   int jobs = 0;
   std::string gpus;                ///< batch: "0,1" (default: every GPU the grader sees)
+  int students_per_gpu = 0;        ///< batch: students graded on one GPU at once (0: the default)
   std::string schedule;            ///< batch: where and when each submission was graded, as JSON
   bool serial = false;             ///< batch: one submission after another, no pipeline
   bool quiet = false;
@@ -64,11 +65,13 @@ class GradeSession {
 
   /// Grades the project's own build of labs/ (or solutions/ with `solutions`).
   SubmissionResult grade_project(bool solutions);
-  /// Builds and grades a student's folder.
-  SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name);
+  /// Builds and grades a student's folder; `phases`, if given, gets its GPU times.
+  SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name,
+                                GpuPhases* phases = nullptr);
 
-  /// Grades a class as a pipeline (engine/class_pipeline.hpp): -j build workers, one grading
-  /// worker per GPU of --gpus. @throws std::invalid_argument for a bad --gpus.
+  /// Grades a class as a pipeline (engine/class_pipeline.hpp): -j build workers, and
+  /// --students-per-gpu grading workers on each GPU of --gpus. @throws std::invalid_argument
+  /// for a bad --gpus.
   ClassOutcome grade_class(const std::vector<ClassSubmission>& submissions);
   /// Grades a class one submission after another (build, then grade), on the first GPU of
   /// --gpus: the baseline the pipeline is measured against.

@@ -36,6 +36,7 @@ std::string GradingEnvironment::performance_case_id(Problem p) const {
 }
 
 const GradingCase& GradingEnvironment::performance_case(Problem p) {
+  const std::lock_guard<std::mutex> lock(made_mutex_);
   if (auto it = performance_cases_.find(p); it != performance_cases_.end()) return it->second;
   const fs::path root = work_root_ / "performance-cases";
   fs::path dir;
@@ -57,6 +58,7 @@ const GradingCase& GradingEnvironment::performance_case(Problem p) {
 
 const LabListing* GradingEnvironment::listing(const LabInfo& lab, const std::optional<fs::path>& fallback,
                                               std::string* error) {
+  const std::lock_guard<std::mutex> lock(made_mutex_);
   if (auto it = listings_.find(lab.number); it != listings_.end()) return &it->second;
   std::string why;
   for (const std::optional<fs::path>& exe : {listing_exe_(lab), fallback}) {
@@ -70,11 +72,13 @@ const LabListing* GradingEnvironment::listing(const LabInfo& lab, const std::opt
 }
 
 const ReferenceTiming* GradingEnvironment::cached_reference(const LabInfo& lab) const {
+  const std::lock_guard<std::mutex> lock(made_mutex_);
   const auto it = references_.find(lab.number);
   return it == references_.end() ? nullptr : &it->second;
 }
 
 const ReferenceTiming& GradingEnvironment::store_reference(const LabInfo& lab, ReferenceTiming timing) {
+  const std::lock_guard<std::mutex> lock(made_mutex_);
   return references_.insert_or_assign(lab.number, std::move(timing)).first->second;
 }
 

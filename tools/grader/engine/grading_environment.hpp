@@ -1,17 +1,23 @@
-// What every lab and every submission of one grading run share: the cases and their expected
-// outputs, the rubric and its performance cases, the settings, the variants of each lab, and
-// the reference solutions' timings (measured once per run, on this GPU, and reused by every
-// submission of a batch).
+// What every lab and every submission of one grading run share on one GPU: the cases and their
+// expected outputs, the rubric and its performance cases, the settings, the variants of each
+// lab, the reference solutions' timings (measured once per run, on this GPU, and reused by
+// every submission of a batch), and the GPU's turns (engine/gpu_turns.hpp).
+//
+// Several students may be graded on one GPU at once, each on its own thread: what is made on
+// first use (performance cases, listings, reference timings, folders) is made under a lock.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "engine/case_set.hpp"
+#include "engine/gpu_turns.hpp"
 #include "engine/lab_catalog.hpp"
 #include "engine/lab_listing.hpp"
 #include "engine/rubric.hpp"
@@ -58,6 +64,8 @@ class GradingEnvironment {
   [[nodiscard]] const Rubric& rubric() const { return rubric_; }
   [[nodiscard]] const GradeSettings& settings() const { return settings_; }
   ExpectationCache& expectations() { return expectations_; }
+  /// The GPU's turns: students graded on it at once share it or have it alone.
+  GpuTurns& gpu_turns() { return gpu_turns_; }
 
   /// The rubric's performance case for `p`, generated on first use.
   const GradingCase& performance_case(Problem p);
@@ -76,6 +84,7 @@ class GradingEnvironment {
   /// The reference timing of `lab` stored earlier in this run, or nullptr. The timing itself
   /// is the performance pass's (reference_timing in engine/performance_pass.hpp): the
   /// environment only keeps it, so that every submission of a batch reuses one measurement.
+  /// Looked up and stored during a turn alone, so no two students time the reference.
   [[nodiscard]] const ReferenceTiming* cached_reference(const LabInfo& lab) const;
   /// Keeps `timing` as the reference timing of `lab` for the rest of the run.
   const ReferenceTiming& store_reference(const LabInfo& lab, ReferenceTiming timing);
@@ -94,10 +103,12 @@ class GradingEnvironment {
   std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe_;
   std::function<std::optional<std::filesystem::path>(const LabInfo&)> listing_exe_;
   ExpectationCache expectations_;
+  GpuTurns gpu_turns_;
+  mutable std::mutex made_mutex_;  ///< the maps below; std::map keeps the entries it hands out in place
   std::map<Problem, GradingCase> performance_cases_;
   std::map<std::string, LabListing> listings_;
   std::map<std::string, ReferenceTiming> references_;
-  int dirs_ = 0;
+  std::atomic<int> dirs_{0};
 };
 
 }  // namespace convlab::grader

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -159,8 +160,10 @@ void score(const LabInfo& lab, GradingEnvironment& env, LabResult& result) {
 
 }  // namespace
 
-LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, GradingEnvironment& env) {
-  LabResult result;
+CheckedLab check_lab(const LabInfo& lab, const LabExecutable& executable, GradingEnvironment& env) {
+  CheckedLab checked;
+  checked.settled = true;
+  LabResult& result = checked.result;
   result.lab = lab;
   result.notes = executable.notes;
   const LabPoints& points = env.rubric().points(lab.number);
@@ -170,14 +173,14 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     result.could_not_grade = true;
     result.could_not_grade_reason = executable.could_not_grade;
     result.built = false;
-    return result;
+    return checked;
   }
   if (!executable.exe) {
     result.built = false;
     result.reasons = executable.build_reasons;
     result.build_message = executable.build_message;
     env.progress(fmt::format("{}: not built: {}", lab.id(), executable.build_message.substr(0, 200)));
-    return result;
+    return checked;
   }
   const fs::path& exe = *executable.exe;
   std::string why;
@@ -185,15 +188,18 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
   if (!listing) {
     result.could_not_grade = true;
     result.could_not_grade_reason = why;
-    return result;
+    return checked;
   }
   const std::vector<const GradingCase*> cases = env.cases().of_problem(listing->problem());
   if (cases.empty()) {
     result.could_not_grade = true;
     result.could_not_grade_reason = fmt::format("the case set has no {} case for {}", problem_name(listing->problem()),
                                                 lab.id());
-    return result;
+    return checked;
   }
+  checked.settled = false;
+  checked.exe = exe;
+  checked.listing = listing;
 
   CorrectnessOutcome correctness = run_correctness(lab, exe, *listing, cases, env);
   result.correctness = std::move(correctness.result);
@@ -204,7 +210,7 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
     result.could_not_grade = true;
     result.could_not_grade_reason = correctness.could_not_grade;
   }
-  const std::set<std::string> stretch_stubs = apply_stretch(points, result);
+  checked.stretch_stubs = apply_stretch(points, result);
 
   if (env.settings().sanitize) sanitize(lab, exe, *listing, cases, env, result);
 
@@ -219,9 +225,20 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
                                      : fmt::format("no performance points: {} of {} correctness runs failed",
                                                    result.correctness.failed, result.correctness.runs);
   } else {
+    checked.timing_due = true;
+  }
+  return checked;
+}
+
+void time_lab(CheckedLab& checked, GradingEnvironment& env) {
+  if (checked.settled) return;
+  LabResult& result = checked.result;
+  const LabInfo& lab = result.lab;
+  if (checked.timing_due) {
     std::string reference_problem;
     // A stretch stub's speed is not counted either (nor its "not implemented" on the timed case).
-    result.performance = run_performance(lab, exe, *listing, env, &reference_problem, stretch_stubs);
+    result.performance =
+        run_performance(lab, checked.exe, *checked.listing, env, &reference_problem, checked.stretch_stubs);
     if (!reference_problem.empty()) {
       result.could_not_grade = true;
       result.could_not_grade_reason = reference_problem;
@@ -231,25 +248,66 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
       if (v.correct && v.ratio() && v.fraction < 1) add_reason(result.reasons, reason::kTooSlow);
     }
   }
-
-  result.prediction = predict_lab(lab.number, prediction_context(lab, exe, env));
-  result.prediction->case_id = env.performance_case_id(listing->problem());
-  if (env.settings().profile && !result.correctness.hung) profile(lab, exe, *listing, env, result);
-  score(lab, env, result);
-  return result;
+  if (env.settings().profile && !result.correctness.hung) profile(lab, checked.exe, *checked.listing, env, result);
 }
+
+LabResult finish_lab(CheckedLab checked, GradingEnvironment& env) {
+  LabResult& result = checked.result;
+  if (checked.settled) return std::move(result);
+  result.prediction = predict_lab(result.lab.number, prediction_context(result.lab, checked.exe, env));
+  result.prediction->case_id = env.performance_case_id(checked.listing->problem());
+  score(result.lab, env, result);
+  return std::move(result);
+}
+
+LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, GradingEnvironment& env) {
+  CheckedLab checked = [&] {
+    const GpuTurns::Turn turn = env.gpu_turns().shared();
+    return check_lab(lab, executable, env);
+  }();
+  if (checked.needs_gpu_alone(env.settings())) {
+    const GpuTurns::Turn turn = env.gpu_turns().alone();
+    time_lab(checked, env);
+  }
+  return finish_lab(std::move(checked), env);
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
 
 SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
                                   const std::vector<LabInfo>& labs,
                                   const std::function<LabExecutable(const LabInfo&)>& executable_of,
-                                  GradingEnvironment& env) {
+                                  GradingEnvironment& env, GpuPhases* phases) {
+  GpuPhases local;
+  GpuPhases& times = phases != nullptr ? *phases : local;
+  std::vector<CheckedLab> checked;
+  {
+    const GpuTurns::Turn turn = env.gpu_turns().shared();
+    times.waited_s += turn.waited_s();
+    const auto start = std::chrono::steady_clock::now();
+    for (const LabInfo& lab : labs) checked.push_back(check_lab(lab, executable_of(lab), env));
+    times.checks_s += seconds_since(start);
+  }
+  if (std::any_of(checked.begin(), checked.end(), [&](const CheckedLab& c) { return c.needs_gpu_alone(env.settings()); })) {
+    const GpuTurns::Turn turn = env.gpu_turns().alone();
+    times.waited_s += turn.waited_s();
+    const auto start = std::chrono::steady_clock::now();
+    for (CheckedLab& c : checked) time_lab(c, env);
+    times.timing_s += seconds_since(start);
+  }
   SubmissionResult s;
   s.name = name;
   s.kind = kind;
   s.path = path;
-  for (const LabInfo& lab : labs) {
-    LabResult r = grade_lab(lab, executable_of(lab), env);
-    if (r.could_not_grade) s.could_not_grade.push_back(fmt::format("{}: {}", lab.id(), r.could_not_grade_reason));
+  for (CheckedLab& c : checked) {
+    LabResult r = finish_lab(std::move(c), env);
+    if (r.could_not_grade) s.could_not_grade.push_back(fmt::format("{}: {}", r.lab.id(), r.could_not_grade_reason));
     s.labs.push_back(std::move(r));
   }
   return s;

@@ -99,10 +99,12 @@ json schedule_json(const std::vector<ScheduleRecord>& schedule) {
   json list = json::array();
   for (const ScheduleRecord& r : schedule) {
     list.push_back({{"submission", r.submission}, {"build_worker", r.build_worker}, {"build_start_s", r.build_start_s},
-                    {"build_end_s", r.build_end_s}, {"gpu", r.gpu}, {"gpu_start_s", r.gpu_start_s},
-                    {"gpu_end_s", r.gpu_end_s}});
+                    {"build_end_s", r.build_end_s}, {"gpu", r.gpu}, {"gpu_worker", r.gpu_worker},
+                    {"gpu_start_s", r.gpu_start_s}, {"gpu_end_s", r.gpu_end_s},
+                    {"checks_s", r.phases.checks_s}, {"timing_s", r.phases.timing_s},
+                    {"waited_s", r.phases.waited_s}});
   }
-  return {{"format", "convlab-schedule"}, {"version", 1}, {"submissions", list}};
+  return {{"format", "convlab-schedule"}, {"version", 2}, {"submissions", list}};
 }
 
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,

@@ -28,9 +28,11 @@ nlohmann::json batch_json(const std::vector<SubmissionResult>& students, const R
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
                           const RunInfo& run);
 
-/// {"format": "convlab-schedule", "version": 1, "submissions": [{"submission", "build_worker",
-/// "build_start_s", "build_end_s", "gpu", "gpu_start_s", "gpu_end_s"}]}: where and when each
-/// submission of a pipelined batch was built and graded (seconds since the batch started).
+/// {"format": "convlab-schedule", "version": 2, "submissions": [{"submission", "build_worker",
+/// "build_start_s", "build_end_s", "gpu", "gpu_worker", "gpu_start_s", "gpu_end_s", "checks_s",
+/// "timing_s", "waited_s"}]}: where and when each submission of a batch was built and graded
+/// (seconds since the batch started), and how its time on the GPU went: its labs' checks in a
+/// shared turn, their timing in a turn alone, and the wait for those turns.
 nlohmann::json schedule_json(const std::vector<ScheduleRecord>& schedule);
 
 /// "graded", "partly graded" (something could not be graded) or "could not grade".

@@ -1,0 +1,57 @@
+// Turns on one GPU for the students graded on it at once (grader batch --students-per-gpu).
+// Their correctness and sanitizer runs may share the GPU: a correct kernel is correct whatever
+// runs beside it. Their timed runs (and Nsight Compute's) may not: a timed run has the GPU to
+// itself, with no other student's process alive on it, or the times would measure the
+// neighbours. So each GPU has one reader-writer lock whose readers are checking students and
+// whose writer is the one student being timed.
+//
+// Writers go first: once a student waits to be timed, no new student starts checking. Students
+// alternate between one shared turn (every lab's correctness) and one turn alone (every lab's
+// timing), so with writers first the students on a GPU fall into step: they check together,
+// then are timed one after another, then the next ones check together. With readers first,
+// a student that starts checking while the others wait would keep them all waiting, alone.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace convlab::grader {
+
+/// One GPU's turns.
+class GpuTurns {
+ public:
+  /// A turn, held while it lives; it knows how long it waited for the GPU.
+  class Turn {
+   public:
+    Turn(Turn&& other) noexcept;
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    Turn& operator=(Turn&&) = delete;
+    ~Turn();
+    [[nodiscard]] double waited_s() const { return waited_s_; }
+
+   private:
+    friend class GpuTurns;
+    Turn(GpuTurns* turns, bool alone, double waited_s) : turns_(turns), alone_(alone), waited_s_(waited_s) {}
+    GpuTurns* turns_;
+    bool alone_;
+    double waited_s_;
+  };
+
+  /// A turn shared with other students' shared turns (correctness, sanitizers).
+  [[nodiscard]] Turn shared();
+  /// A turn with the GPU to this student alone (timing, profiling).
+  [[nodiscard]] Turn alone();
+
+ private:
+  void release(bool alone);
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int sharing_ = 0;          ///< students in a shared turn
+  bool taken_alone_ = false; ///< a student is in its turn alone
+  int waiting_alone_ = 0;    ///< students waiting for a turn alone: no new shared turn starts
+};
+
+}  // namespace convlab::grader
