@@ -67,7 +67,7 @@ class Pipeline {
     for (int w = 0; w < builders; ++w) threads.emplace_back([this, w] { build_worker(w); });
     for (const GpuSlot& gpu : plan_.gpus) gpus_.push_back(std::make_unique<SharedGpu>(gpu));
     for (const std::unique_ptr<SharedGpu>& gpu : gpus_) {
-      for (int w = 0; w < std::max(1, plan_.students_per_gpu); ++w) {
+      for (int w = 0; w < plan_.students_per_gpu; ++w) {
         threads.emplace_back([this, g = gpu.get(), w] { gpu_worker(*g, w); });
       }
     }

@@ -2,17 +2,19 @@
 
 namespace convlab::grader {
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
+GpuTurns::Turn::Turn(GpuTurns* turns, bool alone, std::chrono::steady_clock::time_point asked)
+    : turns_(turns),
+      alone_(alone),
+      taken_(std::chrono::steady_clock::now()),
+      waited_s_(std::chrono::duration<double>(taken_ - asked).count()) {}
 
 GpuTurns::Turn::Turn(Turn&& other) noexcept
-    : turns_(other.turns_), alone_(other.alone_), waited_s_(other.waited_s_) {
+    : turns_(other.turns_), alone_(other.alone_), taken_(other.taken_), waited_s_(other.waited_s_) {
   other.turns_ = nullptr;
+}
+
+double GpuTurns::Turn::held_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - taken_).count();
 }
 
 GpuTurns::Turn::~Turn() {
@@ -24,7 +26,7 @@ GpuTurns::Turn GpuTurns::shared() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return !taken_alone_ && waiting_alone_ == 0; });
   ++sharing_;
-  return Turn(this, false, seconds_since(start));
+  return Turn(this, false, start);
 }
 
 GpuTurns::Turn GpuTurns::alone() {
@@ -34,7 +36,7 @@ GpuTurns::Turn GpuTurns::alone() {
   changed_.wait(lock, [&] { return !taken_alone_ && sharing_ == 0; });
   --waiting_alone_;
   taken_alone_ = true;
-  return Turn(this, true, seconds_since(start));
+  return Turn(this, true, start);
 }
 
 void GpuTurns::release(bool alone) {

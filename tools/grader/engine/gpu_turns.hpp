@@ -21,7 +21,7 @@ namespace convlab::grader {
 /// One GPU's turns.
 class GpuTurns {
  public:
-  /// A turn, held while it lives; it knows how long it waited for the GPU.
+  /// A turn, held while it lives; it knows how long it waited for the GPU and has held it.
   class Turn {
    public:
     Turn(Turn&& other) noexcept;
@@ -30,12 +30,14 @@ class GpuTurns {
     Turn& operator=(Turn&&) = delete;
     ~Turn();
     [[nodiscard]] double waited_s() const { return waited_s_; }
+    [[nodiscard]] double held_s() const;
 
    private:
     friend class GpuTurns;
-    Turn(GpuTurns* turns, bool alone, double waited_s) : turns_(turns), alone_(alone), waited_s_(waited_s) {}
+    Turn(GpuTurns* turns, bool alone, std::chrono::steady_clock::time_point asked);
     GpuTurns* turns_;
     bool alone_;
+    std::chrono::steady_clock::time_point taken_;
     double waited_s_;
   };
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -272,14 +271,6 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
   return finish_lab(std::move(checked), env);
 }
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
-
 SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
                                   const std::vector<LabInfo>& labs,
                                   const std::function<LabExecutable(const LabInfo&)>& executable_of,
@@ -290,16 +281,14 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
   {
     const GpuTurns::Turn turn = env.gpu_turns().shared();
     times.waited_s += turn.waited_s();
-    const auto start = std::chrono::steady_clock::now();
     for (const LabInfo& lab : labs) checked.push_back(check_lab(lab, executable_of(lab), env));
-    times.checks_s += seconds_since(start);
+    times.checks_s += turn.held_s();
   }
   if (std::any_of(checked.begin(), checked.end(), [&](const CheckedLab& c) { return c.needs_gpu_alone(env.settings()); })) {
     const GpuTurns::Turn turn = env.gpu_turns().alone();
     times.waited_s += turn.waited_s();
-    const auto start = std::chrono::steady_clock::now();
     for (CheckedLab& c : checked) time_lab(c, env);
-    times.timing_s += seconds_since(start);
+    times.timing_s += turn.held_s();
   }
   SubmissionResult s;
   s.name = name;
