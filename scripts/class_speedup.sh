@@ -4,7 +4,9 @@
 # seconds per submission, the speed-up, and every student whose points differ (correctness
 # must be equal; speed points may move with timing noise, and are listed when they do).
 #
-#   scripts/class_speedup.sh OUT_DIR [N] [extra grader options, e.g. --sanitize --gpus 0]
+#   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize --gpus 0]
+#
+# --distinct makes every student's source files distinct (make_class.sh), as in a real class.
 #
 # Needs the GPU build (build/bin/grader and build/bin/solutionNN): cmake --build --preset gpu
 set -euo pipefail
@@ -12,10 +14,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: scripts/class_speedup.sh OUT_DIR [N] [grader options...]}
 n=${2:-20}
 shift $(( $# >= 2 ? 2 : 1 ))
+distinct=()
+if [[ "${1:-}" == --distinct ]]; then distinct=(--distinct); shift; fi
 grader=${CONVLAB_GRADER:-$root/build/bin/grader}
 [[ -x "$grader" ]] || { echo "class_speedup.sh: build the GPU preset first ($grader is missing)" >&2; exit 2; }
 mkdir -p "$out"
-[[ -d "$out/class" ]] || "$root/scripts/make_class.sh" "$out/class" "$n"
+[[ -d "$out/class" ]] || "$root/scripts/make_class.sh" "$out/class" "$n" "${distinct[@]}"
 
 timed() {  # NAME ARGS...: runs the grader, prints the wall time in seconds
   local name=$1 start end

@@ -4,7 +4,12 @@
 # reference solutions, the stubs of labs/ and the wrong submissions of
 # tests/fixtures/wrong_submissions (each fixture's lab folders replace the solution's).
 #
-#   scripts/make_class.sh DIR [N]     N submissions (default 20, at least 16)
+#   scripts/make_class.sh DIR [N] [--distinct]
+#       N submissions (default 20, at least the fixtures + 4); --distinct starts every source
+#       file with a line naming its student, so that no two submissions share a file's bytes and
+#       every lab of every student compiles, as in a real class. Without it, most labs are the
+#       same bytes from one student to the next, and a build folder that grades one after
+#       another recompiles only the labs that differ.
 #
 #   solved-NN        the solutions, every lab
 #   stubs            labs/ as handed out: nothing implemented
@@ -12,8 +17,10 @@
 #   wrong-FIXTURE    the solutions, with one fixture's faulty lab(s) in place
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:?usage: scripts/make_class.sh DIR [N]}
+dir=${1:?usage: scripts/make_class.sh DIR [N] [--distinct]}
 n=${2:-20}
+distinct=${3:-}
+[[ -z "$distinct" || "$distinct" == --distinct ]] || { echo "make_class.sh: unknown option $distinct" >&2; exit 2; }
 fixtures=("$root"/tests/fixtures/wrong_submissions/*/)
 (( n >= ${#fixtures[@]} + 4 )) || { echo "make_class.sh: N must be at least $(( ${#fixtures[@]} + 4 ))" >&2; exit 2; }
 if [[ -e "$dir" ]] && [[ -n "$(ls -A "$dir")" ]]; then
@@ -49,4 +56,12 @@ count=$((count + 1))
 for i in 1 2; do make_submission "$(printf 'half-%02d' "$i")" "01 02 03"; count=$((count + 1)); done
 i=1
 while (( count < n )); do make_submission "$(printf 'solved-%02d' "$i")" "$all"; i=$((i + 1)); count=$((count + 1)); done
-echo "make_class.sh: $count submissions in $dir"
+if [[ -n "$distinct" ]]; then
+  for sub in "$dir"/*/; do
+    name=$(basename "$sub")
+    while IFS= read -r -d '' f; do
+      { printf '// %s: this student'"'"'s own copy\n' "$name"; cat "$f"; } > "$f.tmp" && mv "$f.tmp" "$f"
+    done < <(find "$sub" -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print0)
+  done
+fi
+echo "make_class.sh: $count submissions in $dir${distinct:+ (every source file distinct)}"

@@ -182,6 +182,17 @@ void check_devices(const ClassOutcome& out, const std::vector<ChildRun>& runs) {
     }
   }
   CHECK(reference_timings == std::map<std::string, int>{{"3", 1}, {"7", 1}});
+  // ... and before any student's run on it: timed while the first builds ran, it takes no
+  // student's turn alone.
+  for (const auto& [device, list] : runs_by_device(runs)) {
+    long long reference_end = 0;
+    for (const ChildRun& r : list) {
+      if (r.who == "reference" && r.kind == "timed") reference_end = r.end;
+    }
+    for (const ChildRun& r : list) {
+      if (r.who != "reference") CHECK(r.start >= reference_end);
+    }
+  }
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ TEST_CASE("ncu: CSV lines with quoted commas", "[grader][ncu]") {
   CHECK(split_csv_line(R"("a ""quoted"" word",b)") == std::vector<std::string>{"a \"quoted\" word", "b"});
 }
 
-TEST_CASE("ncu: numbers with thousands separators; n/a is no number", "[grader][ncu]") {
+TEST_CASE("ncu: numbers with thousands separators, and n/a is no number", "[grader][ncu]") {
   CHECK(parse_ncu_number("268,520,960").value() == 268520960.0);
   CHECK(parse_ncu_number("31.5").value() == 31.5);
   CHECK_FALSE(parse_ncu_number("n/a"));

@@ -353,7 +353,7 @@ Graded grade_with_stretch(const TempDir& tmp, const std::string& args, bool stre
 
 }  // namespace
 
-TEST_CASE("grader: a stretch variant left as a stub costs nothing; one that passes earns a bonus line", "[grader][rubric]") {
+TEST_CASE("grader: a stretch variant left as a stub costs nothing, and one that passes earns a bonus line", "[grader][rubric]") {
   TempDir tmp("grade-stretch");
   SECTION("the stub is left out of the runs and the speed mean, and says so") {
     const Graded g = grade_with_stretch(tmp, "--fake not-implemented --fake-variant tf32");

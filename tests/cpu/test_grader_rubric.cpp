@@ -56,7 +56,7 @@ TEST_CASE("rubric: performance share is full, then linear, then zero", "[grader]
   CHECK(r.performance_fraction(std::nan("")) == 0);
 }
 
-TEST_CASE("rubric: correctness is proportional or all-or-nothing; a hazard zeroes it", "[grader][rubric]") {
+TEST_CASE("rubric: correctness is proportional or all-or-nothing, and a hazard zeroes it", "[grader][rubric]") {
   Rubric r = parse_rubric(valid_rubric(), "r.json");
   CHECK(r.correctness_points("01", 3, 4, false) == Approx(4.5));
   CHECK(r.correctness_points("01", 4, 4, true) == 0);

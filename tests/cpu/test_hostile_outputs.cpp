@@ -147,7 +147,7 @@ TEST_CASE("bench --plot-only: a field of the wrong type is refused with file, fi
   CHECK_FALSE(fs::exists(dir / "bench.gp"));
 }
 
-TEST_CASE("tune --plot-only: a heatmaps.gp found in the folder is never run; the script is written anew",
+TEST_CASE("tune --plot-only: a heatmaps.gp found in the folder is never run, and the script is written anew",
           "[hostile][tune]") {
   TempDir tmp("hostile-tune-plot");
   const fs::path dir = tmp.path() / "report";

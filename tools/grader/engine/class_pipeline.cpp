@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "engine/performance_pass.hpp"
 #include "system/child_environment.hpp"
 
 namespace convlab::grader {
@@ -154,6 +155,8 @@ class Pipeline {
     std::call_once(shared.made, [&] {
       try {
         shared.env = plan_.make_environment(gpu);
+        // While the first builds run, the GPU would be idle: the references are timed now.
+        time_references_ahead(plan_.labs, *shared.env);
       } catch (const std::exception& e) {
         shared.setup_error = e.what();
       }
@@ -173,15 +176,7 @@ class Pipeline {
         if (!env) {
           throw std::runtime_error(fmt::format("GPU {} could not be set up: {}", gpu.index, shared.setup_error));
         }
-        r = grade_submission(
-            s.name, "submission", fs::absolute(s.folder), plan_.labs,
-            [&](const LabInfo& lab) {
-              for (std::size_t l = 0; l < plan_.labs.size(); ++l) {
-                if (plan_.labs[l].number == lab.number) return b->executables[l];
-              }
-              return LabExecutable{};
-            },
-            *env, &phases);
+        r = grade_submission(s.name, "submission", fs::absolute(s.folder), plan_.labs, b->executables, *env, &phases);
       } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
         r = failed_result(s, e.what());
       }

@@ -300,18 +300,21 @@ BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs) 
   return b;
 }
 
-SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, GpuPhases* phases) {
+SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, GpuPhases* phases,
+                                            double* build_s) {
   if (!builder_) {
     BuildSettings b = build_settings(
         options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir), options_.jobs);
     if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
     builder_ = grading_platform().make_builder(b, all_labs_);
   }
+  // Built before the GPU is asked for: a compile holds no GPU turn.
+  const auto start = std::chrono::steady_clock::now();
   builder_->stage(fs::absolute(folder), labs_);
   const fs::path exe_dir = env_->fresh_dir("executables-" + name);
-  SubmissionResult r = grade_submission(name, "submission", fs::absolute(folder), labs_,
-                                        [&](const LabInfo& lab) { return builder_->build(lab, exe_dir); }, *env_,
-                                        phases);
+  const std::vector<LabExecutable> executables = builder_->build_all(labs_, exe_dir);
+  if (build_s) *build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  SubmissionResult r = grade_submission(name, "submission", fs::absolute(folder), labs_, executables, *env_, phases);
   fs::remove_all(exe_dir);
   return r;
 }
@@ -345,15 +348,16 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
     rec.gpu = gpu.index;
     rec.gpu_worker = 0;
     SubmissionResult r;
+    double build_s = 0;
     try {
-      r = grade_folder(s.folder, s.name, &rec.phases);
+      r = grade_folder(s.folder, s.name, &rec.phases, &build_s);
     } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
       r.name = s.name;
       r.kind = "submission";
       r.path = fs::absolute(s.folder);
       r.could_not_grade.push_back(fmt::format("grading stopped with an error: {}", e.what()));
     }
-    rec.build_end_s = rec.gpu_start_s = rec.build_start_s;  // built and graded lab by lab
+    rec.build_end_s = rec.gpu_start_s = rec.build_start_s + build_s;
     rec.gpu_end_s = now_s();
     ClassProgress p{i + 1, submissions.size(), now_s(), s.name, gpu.index, r.score(), r.max_score(),
                     !r.could_not_grade.empty()};
@@ -385,6 +389,9 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int workers = options_.jobs > 0 ? options_.jobs : std::max(1, cores / kCoresPerBuildWorker);
   plan.build_workers = std::max(1, std::min<int>(workers, static_cast<int>(submissions.size())));
+  // Each worker compiles on its share of the cores. Uncapped (every worker a compile per core),
+  // a class whose every file differs took 352 s against 257 s on an H200 machine (16 cores, 23
+  // submissions, 4 workers): the workers' lab 07 compiles then crowd each other out.
   const int jobs_per_worker = std::max(1, cores / plan.build_workers);
   const fs::path build_root = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
   plan.make_build = [this, build_root, jobs_per_worker](int worker) -> SubmissionBuild {
@@ -392,9 +399,7 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
         build_settings(build_root / fmt::format("worker-{}", worker), jobs_per_worker), all_labs_);
     return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
       builder->stage(fs::absolute(s.folder), labs);
-      std::vector<LabExecutable> out;
-      for (const LabInfo& lab : labs) out.push_back(builder->build(lab, exe_dir));
-      return out;
+      return builder->build_all(labs, exe_dir);
     };
   };
   auto print_lock = std::make_shared<std::mutex>();

@@ -65,9 +65,10 @@ class GradeSession {
 
   /// Grades the project's own build of labs/ (or solutions/ with `solutions`).
   SubmissionResult grade_project(bool solutions);
-  /// Builds and grades a student's folder; `phases`, if given, gets its GPU times.
+  /// Builds a student's folder (every lab at once), then grades it; `phases`, if given, gets its
+  /// GPU times and `build_s` the seconds its build took.
   SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name,
-                                GpuPhases* phases = nullptr);
+                                GpuPhases* phases = nullptr, double* build_s = nullptr);
 
   /// Grades a class as a pipeline (engine/class_pipeline.hpp): -j build workers, and
   /// --students-per-gpu grading workers on each GPU of --gpus. @throws std::invalid_argument

@@ -21,6 +21,9 @@ class ProjectBuilder final : public LabBuilder {
     builder_.stage(submission, graded);
   }
   LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) override { return builder_.build(lab, exe_dir); }
+  std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const fs::path& exe_dir) override {
+    return builder_.build_all(labs, exe_dir);
+  }
 
  private:
   SubmissionBuilder builder_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
 
 #include "engine/correctness_pass.hpp"
 #include "engine/judge.hpp"
@@ -300,6 +301,21 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
     s.labs.push_back(std::move(r));
   }
   return s;
+}
+
+SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
+                                  const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
+                                  GradingEnvironment& env, GpuPhases* phases) {
+  if (executables.size() != labs.size()) {
+    throw std::invalid_argument(fmt::format("{} executables for {} labs", executables.size(), labs.size()));
+  }
+  const auto executable_of = [&](const LabInfo& lab) {
+    for (std::size_t i = 0; i < labs.size(); ++i) {
+      if (labs[i].number == lab.number) return executables[i];
+    }
+    return LabExecutable{};
+  };
+  return grade_submission(name, kind, path, labs, executable_of, env, phases);
 }
 
 }  // namespace convlab::grader

@@ -71,4 +71,9 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
                                   const std::function<LabExecutable(const LabInfo&)>& executable_of,
                                   GradingEnvironment& env, GpuPhases* phases = nullptr);
 
+/// The same, with the executables built beforehand: `executables[i]` is the lab `labs[i]`'s.
+SubmissionResult grade_submission(const std::string& name, const std::string& kind, const std::filesystem::path& path,
+                                  const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
+                                  GradingEnvironment& env, GpuPhases* phases = nullptr);
+
 }  // namespace convlab::grader

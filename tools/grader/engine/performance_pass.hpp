@@ -37,6 +37,12 @@ TimedRun run_timed(const std::filesystem::path& exe, const LabListing& listing, 
 /// first use, then kept in `env` for the rest of the run (every submission of a batch).
 const ReferenceTiming& reference_timing(const LabInfo& lab, const LabListing& listing, GradingEnvironment& env);
 
+/// Times the reference solutions of `labs` now, in one turn alone on the environment's GPU,
+/// those not timed yet: a class pipeline does it while its GPUs wait for the first builds, so
+/// that no student's turn alone is spent on them. A lab whose variants cannot be listed is left
+/// for its first student, who reports why.
+void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment& env);
+
 /// The performance result of a lab whose correctness allows it: the lab timed, compared with
 /// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
 /// reference cannot be timed. Variants in `left_out` (the rubric's stretch variants that are still

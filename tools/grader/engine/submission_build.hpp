@@ -1,7 +1,8 @@
 // Building a student's submission out of tree with the project's own CMake: the submission's
 // lab folders are copied into a staging folder that CONVLAB_LABS_DIR points at, the project is
-// configured once per build folder, and each lab's target is built on its own, so that a lab
-// that does not compile fails alone, with the compiler's message.
+// configured once per build folder, and a submission's labs are compiled together, in one
+// build that keeps going past a lab that does not compile; such a lab is then built once more
+// on its own, so that it fails alone, with the compiler's message for it only.
 //
 // Configuring and building the harness compile only the project's code, and run outside the
 // sandbox; each lab's compile reads the student's files, and runs inside it
@@ -50,8 +51,20 @@ class SubmissionBuilder {
   /// Builds one staged lab and copies its executable into `exe_dir`.
   LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir);
 
+  /// Builds the staged labs `labs` at once (their compilations run side by side, up to
+  /// BuildSettings::jobs) and copies the executables into `exe_dir`; a lab that failed is built
+  /// again alone for its own message. One result per lab, in the order of `labs`.
+  std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const std::filesystem::path& exe_dir);
+
  private:
   bool configure(std::string* error);
+  int jobs() const;
+  /// `cmake --build` of `targets`, sandboxed when the settings say so; `keep_going`: past failures.
+  std::vector<std::string> build_command(const std::vector<std::string>& targets, bool keep_going) const;
+  /// What the build of `lab` left in the build folder, copied into `exe_dir` (nullopt: nothing).
+  std::optional<std::filesystem::path> take_executable(const LabInfo& lab, const std::filesystem::path& exe_dir) const;
+  /// A lab that cannot be built: its missing files, or the configure/harness failure.
+  std::optional<LabExecutable> unbuildable(const LabInfo& lab);
 
   BuildSettings settings_;
   std::vector<LabInfo> all_labs_;

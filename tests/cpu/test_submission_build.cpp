@@ -1,0 +1,67 @@
+// A submission built for real with the project's CMake and nvcc (no GPU needed: nothing runs):
+// its labs compile together, a lab that does not compile fails alone with its own message, and
+// an executable left in the build folder by the previous submission never stands in for it.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/lab_catalog.hpp"
+#include "engine/reasons.hpp"
+#include "engine/submission_build.hpp"
+#include "grader_test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace convlab::grader;
+using convlab::grader::testing::TempDir;
+
+namespace {
+
+// A submission folder holding the reference solutions of `labs`.
+fs::path solved_submission(const fs::path& dir, const std::vector<LabInfo>& labs) {
+  for (const LabInfo& lab : labs) {
+    fs::create_directories(dir / lab.folder);
+    fs::copy(fs::path(CONVLAB_SOURCE_DIR) / "solutions" / lab.folder, dir / lab.folder, fs::copy_options::recursive);
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("submission build: the labs compile together, and one that does not is named alone, with no earlier executable "
+          "standing in for it",
+          "[grader][build][compile]") {
+  TempDir tmp("submission-build");
+  const std::vector<LabInfo> all = discover_labs(fs::path(CONVLAB_SOURCE_DIR) / "labs");
+  const std::vector<LabInfo> graded = select_labs(all, "01,02");
+  BuildSettings settings;
+  settings.source_dir = CONVLAB_SOURCE_DIR;
+  settings.build_dir = tmp.path() / "build";
+  settings.cuda_architectures = "90";
+  settings.jobs = 2;
+  SubmissionBuilder builder(settings, all);
+
+  const fs::path good = solved_submission(tmp.path() / "good", graded);
+  builder.stage(good, graded);
+  const std::vector<LabExecutable> first = builder.build_all(graded, tmp.path() / "exe-good");
+  REQUIRE(first.size() == 2);
+  INFO(first[0].could_not_grade << first[0].build_message << first[1].build_message);
+  REQUIRE(first[0].exe);
+  REQUIRE(first[1].exe);
+  CHECK(fs::exists(tmp.path() / "exe-good" / "lab02"));
+
+  // The next student: lab 01 the same bytes, lab 02 broken.
+  const fs::path broken = solved_submission(tmp.path() / "broken", graded);
+  std::ofstream(broken / "02-constant-mask" / "constant_mask.cu", std::ios::app) << "\nthis is not C++;\n";
+  builder.stage(broken, graded);
+  const std::vector<LabExecutable> second = builder.build_all(graded, tmp.path() / "exe-broken");
+  REQUIRE(second.size() == 2);
+  CHECK(second[0].exe);
+  CHECK_FALSE(second[1].exe);
+  CHECK_FALSE(fs::exists(tmp.path() / "exe-broken" / "lab02"));
+  CHECK(second[1].build_reasons == std::vector<std::string>{reason::kCompileError});
+  // The compiler's own words, with the submission's path, and nothing of the lab that built.
+  CHECK_THAT(second[1].build_message, Catch::Contains("02-constant-mask/constant_mask.cu"));
+  CHECK_THAT(second[1].build_message, Catch::Contains("error"));
+  CHECK_THAT(second[1].build_message, !Catch::Contains("01-naive"));
+}
