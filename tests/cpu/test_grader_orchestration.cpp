@@ -309,11 +309,8 @@ TEST_CASE("grader: grade_submission grades every lab and collects what could not
   const LabInfo lab02{"02", "02-constant-mask", {"constant_mask.cu"}};
   LabExecutable missing;
   missing.could_not_grade = "lab02 is not built";
-  const SubmissionResult s = grade_submission("student", "submission", tmp.path(), {lab01(), lab02},
-                                              [&](const LabInfo& lab) {
-                                                return lab.number == "01" ? executable(reference) : missing;
-                                              },
-                                              *env);
+  const SubmissionResult s =
+      grade_submission("student", "submission", tmp.path(), {lab01(), lab02}, {executable(reference), missing}, *env);
   REQUIRE(s.labs.size() == 2);
   CHECK(s.labs[0].points() == Approx(s.labs[0].max_points()));
   CHECK(s.score() == Approx(s.labs[0].max_points()));

@@ -57,7 +57,14 @@ class FakeBuilder final : public LabBuilder {
  public:
   explicit FakeBuilder(const BuildSettings& settings) : sandboxed_(settings.sandbox.has_value()) {}
   void stage(const fs::path& submission, const std::vector<LabInfo>&) override { submission_ = submission; }
-  LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) override {
+  std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const fs::path& exe_dir) override {
+    std::vector<LabExecutable> out;
+    for (const LabInfo& lab : labs) out.push_back(build(lab, exe_dir));
+    return out;
+  }
+
+ private:
+  LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) {
     LabExecutable e;
     if (g_sandboxed && !sandboxed_) {  // a student's compile would have run outside the sandbox
       e.build_reasons = {reason::kCompileError};
@@ -80,7 +87,6 @@ class FakeBuilder final : public LabBuilder {
     return e;
   }
 
- private:
   fs::path submission_;
   bool sandboxed_;
 };

@@ -20,7 +20,6 @@ class ProjectBuilder final : public LabBuilder {
   void stage(const fs::path& submission, const std::vector<LabInfo>& graded) override {
     builder_.stage(submission, graded);
   }
-  LabExecutable build(const LabInfo& lab, const fs::path& exe_dir) override { return builder_.build(lab, exe_dir); }
   std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const fs::path& exe_dir) override {
     return builder_.build_all(labs, exe_dir);
   }

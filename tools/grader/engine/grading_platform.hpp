@@ -21,21 +21,15 @@
 
 namespace convlab::grader {
 
-/// Builds the labs of one submission after another in one build folder.
+/// Builds submissions one after another in one build folder.
 class LabBuilder {
  public:
   virtual ~LabBuilder() = default;
   /// Stages `submission` (see SubmissionBuilder::stage).
   virtual void stage(const std::filesystem::path& submission, const std::vector<LabInfo>& graded) = 0;
-  /// Builds one staged lab and copies its executable into `exe_dir`.
-  virtual LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir) = 0;
-  /// Builds the staged labs `labs` (see SubmissionBuilder::build_all): one result per lab, in
-  /// their order. By default, one lab after another.
-  virtual std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const std::filesystem::path& exe_dir) {
-    std::vector<LabExecutable> out;
-    for (const LabInfo& lab : labs) out.push_back(build(lab, exe_dir));
-    return out;
-  }
+  /// Builds the staged labs `labs` and copies their executables into `exe_dir` (see
+  /// SubmissionBuilder::build_all): one result per lab, in their order.
+  virtual std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const std::filesystem::path& exe_dir) = 0;
 };
 
 /// The machine, as grading sees it.

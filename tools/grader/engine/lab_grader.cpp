@@ -273,16 +273,18 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
 }
 
 SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
-                                  const std::vector<LabInfo>& labs,
-                                  const std::function<LabExecutable(const LabInfo&)>& executable_of,
+                                  const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
                                   GradingEnvironment& env, GpuPhases* phases) {
+  if (executables.size() != labs.size()) {
+    throw std::invalid_argument(fmt::format("{} executables for {} labs", executables.size(), labs.size()));
+  }
   GpuPhases local;
   GpuPhases& times = phases != nullptr ? *phases : local;
   std::vector<CheckedLab> checked;
   {
     const GpuTurns::Turn turn = env.gpu_turns().shared();
     times.waited_s += turn.waited_s();
-    for (const LabInfo& lab : labs) checked.push_back(check_lab(lab, executable_of(lab), env));
+    for (std::size_t i = 0; i < labs.size(); ++i) checked.push_back(check_lab(labs[i], executables[i], env));
     times.checks_s += turn.held_s();
   }
   if (std::any_of(checked.begin(), checked.end(), [&](const CheckedLab& c) { return c.needs_gpu_alone(env.settings()); })) {
@@ -301,21 +303,6 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
     s.labs.push_back(std::move(r));
   }
   return s;
-}
-
-SubmissionResult grade_submission(const std::string& name, const std::string& kind, const fs::path& path,
-                                  const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
-                                  GradingEnvironment& env, GpuPhases* phases) {
-  if (executables.size() != labs.size()) {
-    throw std::invalid_argument(fmt::format("{} executables for {} labs", executables.size(), labs.size()));
-  }
-  const auto executable_of = [&](const LabInfo& lab) {
-    for (std::size_t i = 0; i < labs.size(); ++i) {
-      if (labs[i].number == lab.number) return executables[i];
-    }
-    return LabExecutable{};
-  };
-  return grade_submission(name, kind, path, labs, executable_of, env, phases);
 }
 
 }  // namespace convlab::grader

