@@ -2,11 +2,16 @@
 # (harness/src/lab_mains/labNN.cpp):
 #   labNN       from ${CONVLAB_LABS_DIR}/NN-name/      (the stubs, or a student's submission)
 #   solutionNN  from ${CONVLAB_SOLUTIONS_DIR}/NN-name/ (the reference solutions)
+# A submission build (CONVLAB_PREBUILT_HARNESS) has the labNN targets only.
 set(CONVLAB_LAB_TARGETS "")
+set(CONVLAB_LAB_KINDS lab solution)
+if(CONVLAB_PREBUILT_HARNESS)
+  set(CONVLAB_LAB_KINDS lab)
+endif()
 
 function(convlab_add_lab number folder)
   set(sources ${ARGN})
-  foreach(kind lab solution)
+  foreach(kind IN LISTS CONVLAB_LAB_KINDS)
     if(kind STREQUAL "lab")
       set(root "${CONVLAB_LABS_DIR}")
     else()
@@ -95,9 +100,14 @@ foreach(_lab07_kind lab solution)
     # student's build, where each configuration compiles once when first run and stays cached;
     # on for the grader's submission builds, so that no lab 07 run spends its GPU slot in NVRTC.
     if(CONVLAB_LAB07_PRECOMPILE)
-      add_dependencies(${_lab07_kind}07 lab07_precompile)
+      if(TARGET lab07_precompile)
+        set(_lab07_precompiler lab07_precompile)
+        add_dependencies(${_lab07_kind}07 lab07_precompile)
+      else()
+        set(_lab07_precompiler convlab::lab07_precompile)  # the prebuilt harness's (imported)
+      endif()
       add_custom_command(TARGET ${_lab07_kind}07 POST_BUILD
-        COMMAND lab07_precompile --kernel "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
+        COMMAND "$<TARGET_FILE:${_lab07_precompiler}>" --kernel "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
                 --origin "${_lab07_kind}s" --arch "${CMAKE_CUDA_ARCHITECTURES}"
                 --out "$<TARGET_FILE:${_lab07_kind}07>.jit-cache"
         VERBATIM)

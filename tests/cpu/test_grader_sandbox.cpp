@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "convlab/file_reader.hpp"
 #include "engine/grading_sandbox.hpp"
 #include "engine/lab_grader.hpp"
 #include "engine/reasons.hpp"
@@ -298,7 +299,9 @@ TEST_CASE("sandbox: a compile cannot #include a dataset file it could reach thro
   const auto gxx_ok = run_process(compile, 120s);
   REQUIRE(gxx_ok.exit_code == 0);  // unsandboxed, the include works: the cheat is real
   fs::remove(build / "lab.o");
-  const SandboxSpec spec = compile_sandbox(*sandbox, project, build, {"/usr/bin/g++"});
+  const fs::path harness = tmp.path() / "harness";
+  fs::create_directories(harness);
+  const SandboxSpec spec = compile_sandbox(*sandbox, project, harness, build, {"/usr/bin/g++"});
   const ProcessResult r = run_process(sandbox_argv(spec, compile), 120s);
   INFO(r.output);
   CHECK(r.exit_code != 0);
@@ -326,19 +329,54 @@ TEST_CASE("sandbox: a configured CMake/Ninja build compiles in the compile sandb
   std::ofstream(project / "harness" / "CMakeLists.txt")
       << "add_executable(lab src/lab.cpp)\ntarget_include_directories(lab PRIVATE include)\n";
   std::ofstream(project / "harness" / "include" / "h.hpp") << "inline int answer() { return 42; }\n";
-  std::ofstream(project / "harness" / "src" / "lab.cpp") << "#include \"h.hpp\"\nint main() { return answer() - 42; }\n";
+  std::ofstream(project / "harness" / "src" / "lab.cpp")
+      << "#include \"h.hpp\"\n#include \"prebuilt.hpp\"\nint main() { return answer() - kPrebuilt; }\n";
+  // What the prebuilt harness's folder holds for the lab (engine/harness_build.hpp), outside the project.
+  const fs::path harness = tmp.path() / "harness";
+  fs::create_directories(harness);
+  std::ofstream(harness / "prebuilt.hpp") << "constexpr int kPrebuilt = 42;\n";
   const fs::path build = tmp.path() / "build";
   const ProcessResult conf = run_process({cmake_program().string(), "-S", project.string(), "-B", build.string(), "-G",
-                                          "Ninja", "-DCMAKE_MAKE_PROGRAM=" + ninja->string()},
+                                          "Ninja", "-DCMAKE_MAKE_PROGRAM=" + ninja->string(),
+                                          "-DCMAKE_CXX_FLAGS=-I" + harness.string()},
                                          300s);
   INFO(conf.output);
   REQUIRE(conf.exit_code == 0);
-  const SandboxSpec spec = compile_sandbox(*sandbox, project, build, {cmake_program(), *ninja, "/usr/bin/c++"});
+  const SandboxSpec spec = compile_sandbox(*sandbox, project, harness, build, {cmake_program(), *ninja, "/usr/bin/c++"});
   const ProcessResult r = run_process(sandbox_argv(spec, {cmake_program().string(), "--build", build.string()}), 300s);
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, !Catch::Contains("Re-running CMake"));  // every CMake input was there
   CHECK(fs::exists(build / "harness" / "lab"));
+}
+
+TEST_CASE("sandbox: a compile reads the shared harness's build folder but cannot change what the next student links",
+          "[grader][sandbox]") {
+  const auto sandbox = cpu_sandbox();
+  if (!sandbox) return;
+  TempDir tmp("sandbox-harness");
+  const fs::path project = tmp.path() / "project";
+  fs::create_directories(project / "harness");
+  const fs::path harness = tmp.path() / "build" / "harness";
+  const fs::path build = tmp.path() / "build" / "worker-0";
+  fs::create_directories(harness);
+  fs::create_directories(build);
+  std::ofstream(harness / "libconvlab_runner.a") << "the harness\n";
+  const std::string lib = (harness / "libconvlab_runner.a").string();
+  const SandboxSpec spec = compile_sandbox(*sandbox, project, harness, build, {"/usr/bin/g++"});
+  const ProcessResult read = run_process(sandbox_argv(spec, {"/bin/cat", lib}), 60s);
+  INFO(read.output);
+  CHECK(read.exit_code == 0);
+  CHECK_THAT(read.output, Catch::Contains("the harness"));
+  const ProcessResult replace = run_process(sandbox_argv(spec, {"/bin/cp", "/dev/null", lib}), 60s);
+  const ProcessResult add = run_process(sandbox_argv(spec, {"/bin/touch", (harness / "planted.o").string()}), 60s);
+  CHECK(replace.exit_code != 0);
+  CHECK(add.exit_code != 0);
+  CHECK(convlab::read_file(lib, 1000) == "the harness\n");
+  CHECK_FALSE(fs::exists(harness / "planted.o"));
+  // The build folder beside it stays writable.
+  const ProcessResult own = run_process(sandbox_argv(spec, {"/bin/touch", (build / "lab.o").string()}), 60s);
+  CHECK(own.exit_code == 0);
 }
 
 TEST_CASE("sandbox: a lab that walks up to the datasets finds nothing to copy", "[grader][sandbox]") {

@@ -1,6 +1,7 @@
 // A submission built for real with the project's CMake and nvcc (no GPU needed: nothing runs):
-// its labs compile together, a lab that does not compile fails alone with its own message, and
-// an executable left in the build folder by the previous submission never stands in for it.
+// its labs compile together, a lab that does not compile fails alone with its own message, an
+// executable left in the build folder by the previous submission never stands in for it, and
+// two build folders link one harness, built once.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -34,9 +35,17 @@ TEST_CASE("submission build: the labs compile together, and one that does not is
   TempDir tmp("submission-build");
   const std::vector<LabInfo> all = discover_labs(fs::path(CONVLAB_SOURCE_DIR) / "labs");
   const std::vector<LabInfo> graded = select_labs(all, "01,02");
+  HarnessSettings h;
+  h.source_dir = CONVLAB_SOURCE_DIR;
+  h.build_dir = tmp.path() / "build" / "harness";
+  h.cuda_architectures = "90";
+  h.jobs = 2;
+  int harness_builds = 0;
+  h.progress = [&](const std::string& line) { harness_builds += line.rfind("building the lab harness", 0) == 0; };
   BuildSettings settings;
   settings.source_dir = CONVLAB_SOURCE_DIR;
-  settings.build_dir = tmp.path() / "build";
+  settings.build_dir = tmp.path() / "build" / "worker-0";
+  settings.harness = std::make_shared<HarnessBuild>(h);
   settings.cuda_architectures = "90";
   settings.jobs = 2;
   SubmissionBuilder builder(settings, all);
@@ -64,4 +73,22 @@ TEST_CASE("submission build: the labs compile together, and one that does not is
   CHECK_THAT(second[1].build_message, Catch::Contains("02-constant-mask/constant_mask.cu"));
   CHECK_THAT(second[1].build_message, Catch::Contains("error"));
   CHECK_THAT(second[1].build_message, !Catch::Contains("01-naive"));
+
+  // A second build folder (a class's second build worker) links the same harness: it compiles
+  // its labs only.
+  BuildSettings other = settings;
+  other.build_dir = tmp.path() / "build" / "worker-1";
+  SubmissionBuilder second_worker(other, all);
+  const std::vector<LabInfo> lab01 = select_labs(all, "01");
+  second_worker.stage(good, lab01);
+  const std::vector<LabExecutable> third = second_worker.build_all(lab01, tmp.path() / "exe-worker-1");
+  REQUIRE(third.size() == 1);
+  INFO(third[0].could_not_grade << third[0].build_message);
+  CHECK(third[0].exe);
+  CHECK(harness_builds == 1);
+  CHECK(fs::exists(h.build_dir / "harness" / "libconvlab_runner.a"));
+  for (const char* worker : {"worker-0", "worker-1"}) {
+    INFO(worker);
+    CHECK_FALSE(fs::exists(tmp.path() / "build" / worker / "harness" / "libconvlab_runner.a"));
+  }
 }

@@ -307,7 +307,7 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
   REQUIRE(cheat.process.exit_code == kGraded);
   CHECK(lab_of(cheat.report.at("submission"), "01").at("correctness").at("passed") == 0);
   const ProcessResult by_hand = run_process(
-      {(build / "bin" / "lab01").string(), (kSource / "datasets" / "conv2d").string(), "--no-time", "--quiet"}, 600s);
+      {(build / "labs" / "bin" / "lab01").string(), (kSource / "datasets" / "conv2d").string(), "--no-time", "--quiet"}, 600s);
   INFO(tail(by_hand.output));
   CHECK(by_hand.exit_code == 0);  // every case "passes" when the answers are there to copy
 }

@@ -106,9 +106,10 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_flag("--profile", o.profile, "also measure Nsight Compute counters on the performance case (slow)");
   cmd->add_option("--json", o.json, "write the report as JSON to FILE (atomically)");
   cmd->add_option("--build-dir", o.build_dir,
-                  "build submissions in DIR and keep it (reused: unchanged labs are not recompiled)");
+                  "build submissions in DIR and keep it (reused: the harness in DIR/harness is built once, and "
+                  "unchanged labs are not recompiled)");
   cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building a submission; batch: submissions built at once, each by "
-                  "its own worker sharing the cores (default: one per 4 cores)")
+                  "its own worker sharing the cores (default: one per 2 cores)")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
   cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");
@@ -289,10 +290,29 @@ SubmissionResult GradeSession::grade_project(bool solutions) {
                           executables, *env_);
 }
 
-BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs) const {
+fs::path GradeSession::build_root() const {
+  return options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
+}
+
+std::shared_ptr<HarnessBuild> GradeSession::harness_build(int jobs) {
+  if (!harness_) {
+    HarnessSettings h;
+    h.source_dir = source_dir();
+    h.build_dir = build_root() / "harness";
+    h.cuda_architectures = cuda_architectures_;
+    h.jobs = jobs;
+    if (!options_.quiet) h.progress = [this](const std::string& line) { progress(line); };
+    harness_ = std::make_shared<HarnessBuild>(std::move(h));
+  }
+  return harness_;
+}
+
+BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs,
+                                           std::shared_ptr<HarnessBuild> harness) const {
   BuildSettings b;
   b.source_dir = source_dir();
   b.build_dir = build_dir;
+  b.harness = std::move(harness);
   b.cuda_architectures = cuda_architectures_;
   b.jobs = jobs;
   b.sandbox = env_->settings().sandbox;
@@ -302,8 +322,7 @@ BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs) 
 SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, GpuPhases* phases,
                                             double* build_s) {
   if (!builder_) {
-    BuildSettings b = build_settings(
-        options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir), options_.jobs);
+    BuildSettings b = build_settings(build_root() / "labs", options_.jobs, harness_build(options_.jobs));
     if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
     builder_ = grading_platform().make_builder(b, all_labs_);
   }
@@ -378,13 +397,15 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   plan.submissions = submissions;
   plan.labs = labs_;
   plan.work_dir = work_root_ / "class";
-  // -j is the number of build workers, sharing the cores. A worker configures its build folder
-  // and builds the harness once, then recompiles only the labs that changed, like --serial; so
-  // the default is one worker per kCoresPerBuildWorker cores, not one per core: on an H100
-  // machine (16 cores, 23 seven-lab submissions) sixteen one-core workers each built the
-  // harness and every lab from scratch, 320-420 s before their first student reached the GPU,
-  // and the pipeline came out slower than --serial (525 s against 486 s).
-  constexpr int kCoresPerBuildWorker = 4;
+  // -j is the number of build workers, sharing the cores. The harness is built once, on every
+  // core, by the first worker to need it (the others wait for it); then each worker configures
+  // its build folder and recompiles only the labs that changed, like --serial. A student's
+  // build waits on lab 07's one long compile, so a worker needs few cores: on an H200 machine
+  // (16 cores, 23 seven-lab submissions whose every file differs) eight two-core workers and six
+  // took 171 s alike (the GPU is then the bound), four four-core workers 268 s on another.
+  // Not one per core: sixteen one-core workers, when each built its own harness, took 320-420 s
+  // before their first student reached the GPU (an H100 machine, 525 s against 486 s serially).
+  constexpr int kCoresPerBuildWorker = 2;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int workers = options_.jobs > 0 ? options_.jobs : std::max(1, cores / kCoresPerBuildWorker);
   plan.build_workers = std::max(1, std::min<int>(workers, static_cast<int>(submissions.size())));
@@ -392,10 +413,9 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   // a class whose every file differs took 352 s against 292 s on one H200 machine (16 cores, 23
   // submissions, 4 workers): the workers' lab 07 compiles then crowd each other out.
   const int jobs_per_worker = std::max(1, cores / plan.build_workers);
-  const fs::path build_root = options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
-  plan.make_build = [this, build_root, jobs_per_worker](int worker) -> SubmissionBuild {
+  plan.make_build = [this, root = build_root(), harness = harness_build(cores), jobs_per_worker](int worker) -> SubmissionBuild {
     std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(
-        build_settings(build_root / fmt::format("worker-{}", worker), jobs_per_worker), all_labs_);
+        build_settings(root / fmt::format("worker-{}", worker), jobs_per_worker, harness), all_labs_);
     return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
       builder->stage(fs::absolute(s.folder), labs);
       return builder->build_all(labs, exe_dir);

@@ -82,9 +82,16 @@ class GradeSession {
   void progress(const std::string& line) const;
 
  private:
-  /// How a submission is built into `build_dir`: every build, serial or in a class's worker,
-  /// compiles in the session's sandbox (none only under --no-sandbox).
-  BuildSettings build_settings(const std::filesystem::path& build_dir, int jobs) const;
+  /// Where submissions are built: --build-dir, or a folder of the session's own.
+  std::filesystem::path build_root() const;
+  /// The harness every submission of this session links, built on first use in
+  /// build_root()/harness with `jobs` compile jobs (engine/harness_build.hpp). Called from the
+  /// session's own thread, before any build worker starts.
+  std::shared_ptr<HarnessBuild> harness_build(int jobs);
+  /// How a submission is built into `build_dir`, against `harness`: every build, serial or in a
+  /// class's worker, compiles in the session's sandbox (none only under --no-sandbox).
+  BuildSettings build_settings(const std::filesystem::path& build_dir, int jobs,
+                               std::shared_ptr<HarnessBuild> harness) const;
 
   GradeOptions options_;
   std::vector<LabInfo> all_labs_, labs_;
@@ -92,6 +99,7 @@ class GradeSession {
   std::string cuda_architectures_;
   std::filesystem::path work_root_;
   std::unique_ptr<GradingEnvironment> env_;
+  std::shared_ptr<HarnessBuild> harness_;
   std::unique_ptr<LabBuilder> builder_;
 };
 

@@ -132,8 +132,8 @@ std::vector<fs::path> configured_compilers(const fs::path& build_dir) {
   return out;
 }
 
-SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir, const fs::path& build_dir,
-                            const std::vector<fs::path>& programs) {
+SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir, const fs::path& harness_dir,
+                            const fs::path& build_dir, const std::vector<fs::path>& programs) {
   SandboxSpec spec = labs;
   spec.devices.clear();
   // What the lab targets compile and include: the harness (and its lab mains), lab 07's
@@ -142,6 +142,8 @@ SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir,
   for (const char* part : {"harness", "model", "tools/autotune", "cmake", ".deps"}) {
     add_with_target(spec.read_only, source_dir / part);
   }
+  // The libraries the labs link and lab 07's precompiler, shared by every submission: read-only.
+  add_with_target(spec.read_only, harness_dir);
   for (const fs::path& f : build_rerun_inputs(build_dir)) spec.read_only.push_back(f);
   for (const fs::path& p : programs) add_with_target(spec.read_only, install_root(p));
   // The compilers the build was configured with, wherever they are installed (a machine may

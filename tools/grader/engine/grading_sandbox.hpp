@@ -33,10 +33,12 @@ std::vector<std::filesystem::path> build_rerun_inputs(const std::filesystem::pat
 std::vector<std::filesystem::path> configured_compilers(const std::filesystem::path& build_dir);
 
 /// The compile's sandbox: `labs` without devices, plus the project's build inputs of
-/// `build_dir` and `programs` (cmake, ninja, nvcc: their install folders) read-only, and
-/// `build_dir` the one writable folder and the working folder.
+/// `build_dir`, the prebuilt harness `harness_dir` (engine/harness_build.hpp) and `programs`
+/// (cmake, ninja, nvcc: their install folders) read-only, and `build_dir` the one writable
+/// folder and the working folder.
 SandboxSpec compile_sandbox(const SandboxSpec& labs, const std::filesystem::path& source_dir,
-                            const std::filesystem::path& build_dir, const std::vector<std::filesystem::path>& programs);
+                            const std::filesystem::path& harness_dir, const std::filesystem::path& build_dir,
+                            const std::vector<std::filesystem::path>& programs);
 
 /// The line the reports' headers carry about the sandbox (or its absence, with --no-sandbox).
 std::string sandbox_description(bool sandboxed);

@@ -133,39 +133,21 @@ bool SubmissionBuilder::configure(std::string* error) {
     *error = configure_error_;
     return configured_;
   }
+  // The harness first, shared and built once: if it does not build, no lab is to blame.
+  if (!settings_.harness->ensure_built(&configure_error_)) {
+    *error = configure_error_;
+    return false;
+  }
   const fs::path build = settings_.build_dir;
   fs::create_directories(build);
-  std::vector<std::string> argv = {cmake_program().string(), "-S", settings_.source_dir.string(), "-B", build.string(),
-                                   "-DCONVLAB_LABS_DIR=" + (build / "submission").string(),
-                                   "-DCONVLAB_ENABLE_CUDA=ON", "-DCONVLAB_BUILD_TESTS=OFF",
-                                   "-DCMAKE_BUILD_TYPE=Release",
-                                   // No compiler cache: the sandboxed compile cannot write one,
-                                   // and a cache shared by submissions is a channel between them.
-                                   "-DCMAKE_CXX_COMPILER_LAUNCHER=", "-DCMAKE_CUDA_COMPILER_LAUNCHER=",
-                                   "-DCMAKE_CUDA_ARCHITECTURES=" + settings_.cuda_architectures,
-                                   // Lab 07's run-time compilations happen here, on the build's
-                                   // cores, not in its runs on a GPU (precompile.hpp).
-                                   "-DCONVLAB_LAB07_PRECOMPILE=ON"};
-  if (!fs::exists(build / "CMakeCache.txt")) {
-    if (find_tool("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
-    if (const auto nvcc = cuda_compiler()) argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc->string());
-  }
+  std::vector<std::string> argv = grader_configure_command(settings_.source_dir, build, settings_.cuda_architectures);
+  argv.insert(argv.end(), {"-DCONVLAB_LABS_DIR=" + (build / "submission").string(),
+                           "-DCONVLAB_PREBUILT_HARNESS=" + settings_.harness->dir().string()});
   if (settings_.progress) settings_.progress(fmt::format("configuring the submission build in {}", build.string()));
   const ProcessResult conf = run_process(argv, 600s);
   if (conf.exit_code != 0) {
     configure_error_ = fmt::format("cmake could not configure the submission build ({}):\n{}", conf.describe(),
                                    last_lines(conf.output, 15));
-    *error = configure_error_;
-    return false;
-  }
-  // The harness first: if it does not build, no lab is to blame.
-  if (settings_.progress) settings_.progress("building the lab harness (convlab_runner) for submissions");
-  const ProcessResult harness = run_process({cmake_program().string(), "--build", build.string(), "--target",
-                                             "convlab_runner", "lab07_precompile", "-j", std::to_string(jobs())},
-                                            1800s);
-  if (harness.exit_code != 0) {
-    configure_error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(),
-                                   last_lines(harness.output, 15));
     *error = configure_error_;
     return false;
   }
@@ -195,7 +177,9 @@ std::vector<std::string> SubmissionBuilder::build_command(const std::vector<std:
   std::vector<fs::path> programs = {cmake_program()};
   if (const auto ninja = find_tool("ninja")) programs.push_back(*ninja);
   if (const auto nvcc = cuda_compiler()) programs.push_back(*nvcc);
-  return sandbox_argv(compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.build_dir, programs), argv);
+  return sandbox_argv(
+      compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.harness->dir(), settings_.build_dir, programs),
+      argv);
 }
 
 std::optional<fs::path> SubmissionBuilder::take_executable(const LabInfo& lab, const fs::path& exe_dir) const {

@@ -1,25 +1,28 @@
 // Building a student's submission out of tree with the project's own CMake: the submission's
-// lab folders are copied into a staging folder that CONVLAB_LABS_DIR points at, the project is
-// configured once per build folder, and a submission's labs are compiled together, in one
-// build that keeps going past a lab that does not compile; such a lab is then built once more
-// on its own, so that it fails alone, with the compiler's message for it only.
+// lab folders are copied into a staging folder that CONVLAB_LABS_DIR points at, a labs-only
+// build folder is configured once against the harness built for the whole run
+// (engine/harness_build.hpp), and a submission's labs are compiled together, in one build that
+// keeps going past a lab that does not compile; such a lab is then built once more on its own,
+// so that it fails alone, with the compiler's message for it only.
 //
-// Configuring and building the harness compile only the project's code, and run outside the
-// sandbox; each lab's compile reads the student's files, and runs inside it
-// (engine/grading_sandbox.hpp: the project's build inputs read-only, the build folder the one
-// writable folder; never datasets/, solutions/ or another submission).
+// Configuring compiles nothing and runs outside the sandbox; each lab's compile reads the
+// student's files, and runs inside it (engine/grading_sandbox.hpp: the project's build inputs
+// and the harness read-only, the build folder the one writable folder; never datasets/,
+// solutions/ or another submission).
 //
-// One build folder serves a whole batch: only the staged lab sources change from one
-// submission to the next (and only files whose bytes changed are rewritten, so an unchanged
-// lab is not recompiled), and the harness library is compiled once.
+// One build folder serves a whole batch (or one build worker's share of a class): only the
+// staged lab sources change from one submission to the next, and only files whose bytes
+// changed are rewritten, so an unchanged lab is not recompiled.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/harness_build.hpp"
 #include "engine/lab_catalog.hpp"
 #include "engine/lab_grader.hpp"
 #include "system/sandbox.hpp"
@@ -29,7 +32,8 @@ namespace convlab::grader {
 /// How submissions are built.
 struct BuildSettings {
   std::filesystem::path source_dir;   ///< the project: CMakeLists.txt, harness/, labs/
-  std::filesystem::path build_dir;    ///< the out-of-tree build folder (kept, reused)
+  std::filesystem::path build_dir;    ///< the out-of-tree build folder of the labs (kept, reused)
+  std::shared_ptr<HarnessBuild> harness;  ///< what the labs link: built once, shared by every builder of a run
   std::string cuda_architectures;     ///< e.g. "90": the GPU's, from the device query
   int jobs = 0;                       ///< parallel compile jobs (0: one per core)
   std::function<void(const std::string&)> progress;
@@ -62,7 +66,7 @@ class SubmissionBuilder {
   std::vector<std::string> build_command(const std::vector<std::string>& targets, bool keep_going) const;
   /// What the build of `lab` left in the build folder, copied into `exe_dir` (nullopt: nothing).
   std::optional<std::filesystem::path> take_executable(const LabInfo& lab, const std::filesystem::path& exe_dir) const;
-  /// A lab that cannot be built: its missing files, or the configure/harness failure.
+  /// A lab that cannot be built: its missing files, or the harness's or the configure's failure.
   std::optional<LabExecutable> unbuildable(const LabInfo& lab);
 
   BuildSettings settings_;
