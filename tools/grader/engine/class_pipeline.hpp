@@ -5,7 +5,8 @@
 // sanitizer runs and take turns for their timed runs, so that a timed run always has the GPU
 // to itself (engine/gpu_turns.hpp). Each GPU has one grading environment, shared by its
 // workers, so the reference solutions are timed once per GPU, on the GPU whose students they
-// are compared with, and before its first student, while the first builds run. Every child a GPU worker starts sees only its GPU (CUDA_VISIBLE_DEVICES).
+// are compared with, and before its first student, while the first builds run. Every child a
+// GPU worker starts sees only its GPU (CUDA_VISIBLE_DEVICES).
 //
 // The results come back sorted by the submission's name whatever the order in which they
 // finished, so the reports are the same as those of one student after another. A build or a

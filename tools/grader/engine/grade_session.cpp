@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
-#include <thread>
 
 #include "convlab/atomic_file.hpp"
 #include "system/seed_option.hpp"
@@ -406,7 +405,7 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   // Not one per core: sixteen one-core workers, when each built its own harness, took 320-420 s
   // before their first student reached the GPU (an H100 machine, 525 s against 486 s serially).
   constexpr int kCoresPerBuildWorker = 2;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = compile_jobs(0);
   const int workers = options_.jobs > 0 ? options_.jobs : std::max(1, cores / kCoresPerBuildWorker);
   plan.build_workers = std::max(1, std::min<int>(workers, static_cast<int>(submissions.size())));
   // Each worker compiles on its share of the cores. Uncapped (every worker a compile per core),

@@ -12,6 +12,10 @@ namespace convlab::grader {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+int compile_jobs(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 std::vector<std::string> grader_configure_command(const fs::path& source_dir, const fs::path& build_dir,
                                                   const std::string& cuda_architectures) {
   std::vector<std::string> argv = {cmake_program().string(), "-S", source_dir.string(), "-B", build_dir.string(),
@@ -45,8 +49,7 @@ bool HarnessBuild::ensure_built(std::string* error) {
                            last_lines(conf.output, 15));
       return;
     }
-    const int jobs =
-        settings_.jobs > 0 ? settings_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = compile_jobs(settings_.jobs);
     if (settings_.progress) {
       settings_.progress(fmt::format("building the lab harness once for every submission, on {} cores", jobs));
     }

@@ -48,6 +48,9 @@ class HarnessBuild {
   std::string error_;
 };
 
+/// `jobs` when positive, else the machine's core count: the parallel compile jobs of a build.
+int compile_jobs(int jobs);
+
 /// The `cmake` command line that configures `build_dir` from the project the way the grader
 /// builds it: CUDA for `cuda_architectures`, no tests, Release, no compiler cache, lab 07's
 /// instantiations precompiled. A submission build adds its own -D options.

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "convlab/autotune/kernel_source.hpp"
 #include "convlab/file_reader.hpp"
@@ -115,13 +114,11 @@ SubmissionBuilder::SubmissionBuilder(BuildSettings settings, std::vector<LabInfo
 
 void SubmissionBuilder::stage(const fs::path& submission, const std::vector<LabInfo>& graded) {
   submission_ = submission;
-  staged_from_submission_.clear();
   const fs::path staging = settings_.build_dir / "submission";
   for (const LabInfo& lab : all_labs_) {
     const bool graded_lab = std::any_of(graded.begin(), graded.end(), [&](const LabInfo& g) { return g.number == lab.number; });
     if (graded_lab && missing_files(submission, lab).empty()) {
       sync_folder(submission / lab.folder, staging / lab.folder);
-      staged_from_submission_.push_back(lab.number);
     } else {
       sync_folder(settings_.source_dir / "labs" / lab.folder, staging / lab.folder);  // the stub: configures, is not built
     }
@@ -155,15 +152,11 @@ bool SubmissionBuilder::configure(std::string* error) {
   return true;
 }
 
-int SubmissionBuilder::jobs() const {
-  return settings_.jobs > 0 ? settings_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 std::vector<std::string> SubmissionBuilder::build_command(const std::vector<std::string>& targets,
                                                           bool keep_going) const {
   std::vector<std::string> argv = {cmake_program().string(), "--build", settings_.build_dir.string(), "--target"};
   argv.insert(argv.end(), targets.begin(), targets.end());
-  argv.insert(argv.end(), {"-j", std::to_string(jobs())});
+  argv.insert(argv.end(), {"-j", std::to_string(compile_jobs(settings_.jobs))});
   if (keep_going) {
     // The native tool's own flag: ninja stops after this many failures (0: never); make keeps
     // going with -k alone.

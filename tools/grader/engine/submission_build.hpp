@@ -61,7 +61,6 @@ class SubmissionBuilder {
   bool configure(std::string* error);
   /// Builds one staged lab alone and copies its executable into `exe_dir`.
   LabExecutable build(const LabInfo& lab, const std::filesystem::path& exe_dir);
-  int jobs() const;
   /// `cmake --build` of `targets`, sandboxed when the settings say so; `keep_going`: past failures.
   std::vector<std::string> build_command(const std::vector<std::string>& targets, bool keep_going) const;
   /// What the build of `lab` left in the build folder, copied into `exe_dir` (nullopt: nothing).
@@ -72,7 +71,6 @@ class SubmissionBuilder {
   BuildSettings settings_;
   std::vector<LabInfo> all_labs_;
   std::filesystem::path submission_;
-  std::vector<std::string> staged_from_submission_;  ///< lab numbers
   bool configured_ = false;
   std::string configure_error_;
 };
