@@ -4,7 +4,7 @@
 #
 # A class's build workers each configure a labs-only build folder that imports
 # <this build folder>/convlab-harness-targets.cmake, so the harness is compiled once for the
-# whole class, on every core, instead of once per worker (engine/harness_build.hpp).
+# whole class, on every core, instead of once per worker (build/harness_build.hpp).
 # The names are the ones the labs link in a full build too: convlab::runner, convlab::autotune.
 set(_convlab_lab_dependencies
   convlab_warnings warnings   # PRIVATE to the libraries below, so part of what they export
@@ -12,7 +12,7 @@ set(_convlab_lab_dependencies
   convlab_harness harness
   convlab_cuda cuda
   convlab_runner runner
-  convlab_model model
+  convlab_tuning tuning
   convlab_autotune autotune
   lab07_precompile lab07_precompile)
 set(_convlab_exported "")

@@ -1,5 +1,5 @@
 # The lab executables. Each lab NN is built twice from the same registration main
-# (harness/src/lab_mains/labNN.cpp):
+# (common/src/lab_mains/labNN.cpp):
 #   labNN       from ${CONVLAB_LABS_DIR}/NN-name/      (the stubs, or a student's submission)
 #   solutionNN  from ${CONVLAB_SOLUTIONS_DIR}/NN-name/ (the reference solutions)
 # A submission build (CONVLAB_PREBUILT_HARNESS) has the labNN targets only.
@@ -36,17 +36,17 @@ function(convlab_add_lab number folder)
       message(FATAL_ERROR "convlab: lab ${number} is missing ${missing}")
     endif()
     if(kind STREQUAL "solution")
-      # The solution's kernels as a library too: the benchmarks (tools/bench/) link every lab's.
+      # The solution's kernels as a library too: the benchmarks (grader/bench/) link every lab's.
       set(kernels "convlab_solution${number}_kernels")
       add_library(${kernels} STATIC ${files})
       target_include_directories(${kernels} PUBLIC "${root}/${number}-${folder}")
       target_link_libraries(${kernels} PUBLIC convlab::cuda PRIVATE convlab_warnings)
       # Line info lets compute-sanitizer and Nsight Compute point at source lines.
       target_compile_options(${kernels} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-      add_executable(${target} "${PROJECT_SOURCE_DIR}/harness/src/lab_mains/lab${number}.cpp")
+      add_executable(${target} "${PROJECT_SOURCE_DIR}/common/src/lab_mains/lab${number}.cpp")
       target_link_libraries(${target} PRIVATE ${kernels} convlab::runner convlab_warnings)
     else()
-      add_executable(${target} "${PROJECT_SOURCE_DIR}/harness/src/lab_mains/lab${number}.cpp" ${files})
+      add_executable(${target} "${PROJECT_SOURCE_DIR}/common/src/lab_mains/lab${number}.cpp" ${files})
       target_link_libraries(${target} PRIVATE convlab::runner convlab_warnings)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
     endif()
@@ -96,7 +96,7 @@ foreach(_lab07_kind lab solution)
               "$<TARGET_FILE:${_lab07_kind}07>.kernel.cuh"
       VERBATIM)
     # What the launcher would compile with NVRTC at first use, compiled now from that copy into
-    # bin/<lab>07.jit-cache/ (tools/autotune/include/convlab/autotune/precompile.hpp). Off for a
+    # bin/<lab>07.jit-cache/ (common/include/convlab/autotune/precompile.hpp). Off for a
     # student's build, where each configuration compiles once when first run and stays cached;
     # on for the grader's submission builds, so that no lab 07 run spends its GPU slot in NVRTC.
     if(CONVLAB_LAB07_PRECOMPILE)

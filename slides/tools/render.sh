@@ -8,7 +8,7 @@
 #   render.sh --grader PATH --out DIR [--test]
 #
 #   --grader PATH  the grader binary: `grader docs --stage DIR` writes render-ready copies of the
-#                  decks (generated blocks current, your own tools/bench/tune pictures first, pictures
+#                  decks (generated blocks current, your own grader/bench/tune pictures first, pictures
 #                  copied to DIR/img/), so that the HTML in DIR finds its images
 #   --out DIR      where the .md copies, the .html (and .pdf) files and img/ go
 #   --test         for CTest: when Marp CLI or Chromium is not installed, exit 77 (skipped),

@@ -1,6 +1,6 @@
 /// @file lab06_extras.cuh
 /// @brief What the lab 06 solution offers beyond the graded functions of lab_api.cuh: the
-///        pieces the benchmark (tools/bench/conv_layer_bench.cu) and the in-process tests
+///        pieces the benchmark (grader/bench/conv_layer_bench.cu) and the in-process tests
 ///        (tests/gpu/gpu_test_lab06.cpp) call. The lab runner never uses them.
 #pragma once
 

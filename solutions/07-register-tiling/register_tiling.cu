@@ -14,7 +14,7 @@
 //            bandwidth, K = 7 at 91% of it, K = 11..17 at 80–87% of the measured FMA rate
 //            (labs/07-register-tiling/README.md).
 //
-// Variants (harness/src/lab_mains/lab07.cpp), one per step of the README:
+// Variants (common/src/lab_mains/lab07.cpp), one per step of the README:
 //   one_output       step 1  one output per thread, compile-time K, the mask from global memory
 //   outputs_xy       step 2  an OX×OY patch per thread, each tap loaded once per patch row
 //   shfl_filter      step 3  the mask through __shfl_sync

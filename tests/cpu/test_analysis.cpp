@@ -1,4 +1,4 @@
-// The analysis model (model/include/convlab/analysis.hpp): its closed forms against a
+// The analysis model (grader/model/include/convlab/analysis.hpp): its closed forms against a
 // brute-force simulation of the kernels, and the numbers the lectures and the GPU pin down.
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-// A class graded as a pipeline (engine/class_pipeline.hpp) on two fake GPUs with the fake lab
+// A class graded as a pipeline (schedule/class_pipeline.hpp) on two fake GPUs with the fake lab
 // runner: the reports do not depend on the order in which students finish, students on one GPU
 // share it for their checks but a timed run has it alone, every child sees only its own GPU,
 // the reference is timed once per GPU, and a build that throws, a crash or a hang costs only
-// its student. The GPU's turns on their own (engine/gpu_turns.hpp). Plus the pieces of a Slurm
+// its student. The GPU's turns on their own (session/gpu_turns.hpp). Plus the pieces of a Slurm
 // run that need no Slurm: --gpus, the per-student report read back, the scripts.
 #include <catch2/catch.hpp>
 
@@ -19,9 +19,9 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/class_pipeline.hpp"
-#include "engine/gpu_slots.hpp"
-#include "engine/gpu_turns.hpp"
+#include "schedule/class_pipeline.hpp"
+#include "schedule/gpu_selection.hpp"
+#include "session/gpu_turns.hpp"
 #include "grader_test_support.hpp"
 #include "reports/batch_report.hpp"
 #include "reports/grade_report.hpp"

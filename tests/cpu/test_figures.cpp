@@ -1,4 +1,4 @@
-// The slides' diagrams (tools/grader/docgen/figures.hpp): drawn from the sizes they are given,
+// The slides' diagrams (grader/docgen/figures.hpp): drawn from the sizes they are given,
 // so that a change of tile size in lab_config.hpp or of lab 07's patch redraws them; and the
 // registry draws them with the code's own sizes.
 #include <catch2/catch.hpp>

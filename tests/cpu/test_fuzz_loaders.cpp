@@ -1,4 +1,4 @@
-// A seeded fuzzer over every loader and the staging step (issue 21): the public cases, the
+// A seeded fuzzer over every loader and the staging step: the public cases, the
 // rubric, a tuning file and a bench.json, mutated (npy headers, dicts, shapes, dtypes,
 // truncation, JSON types, ranges, names, a folder or a FIFO for a file) and fed to the loaders.
 // Each input may be refused, but only with the loaders' own named error (convlab::LoadError and
@@ -28,8 +28,8 @@
 #include "convlab/dataset.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/npy.hpp"
-#include "engine/case_set.hpp"
-#include "engine/rubric.hpp"
+#include "session/case_set.hpp"
+#include "session/rubric.hpp"
 #include "grader_test_support.hpp"
 #include "reports/bench_file.hpp"
 #include "reports/bench_report.hpp"
@@ -252,7 +252,7 @@ TEST_CASE("fuzz: mutated cases, rubrics, tuning files and bench.json meet only t
   }
   REQUIRE(sources.size() >= 30);
   const fs::path source_dir = convlab::testing::kDatasets.parent_path();
-  const std::string rubric = slurp(source_dir / "tools" / "grader" / "rubric.json");
+  const std::string rubric = slurp(source_dir / "grader" / "rubric.json");
   const std::string tuning = slurp(source_dir / "results" / "tune" / "nvidia-h200" / "lab07-nvidia-h200.json");
   // A committed bench.json, cut down so that the report's quadratic lookups stay fast.
   json bench = json::parse(slurp(source_dir / "results" / "bench" / "nvidia-h100-80gb-hbm3" / "bench.json"));

@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "grader_test_support.hpp"
-#include "engine/lab_catalog.hpp"
-#include "engine/submission_build.hpp"
+#include "build/lab_folders.hpp"
+#include "build/submission_build.hpp"
 
 using namespace convlab::grader;
 using namespace convlab::grader::testing;

@@ -3,7 +3,7 @@
 // reference either way.
 #include <catch2/catch.hpp>
 
-#include "engine/case_set.hpp"
+#include "session/case_set.hpp"
 #include "convlab/reference.hpp"
 #include "grader_test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/ncu_profile.hpp"
+#include "performance/ncu_profile.hpp"
 
 using namespace convlab::grader;
 

@@ -11,8 +11,8 @@
 
 #include "convlab/error_map.hpp"
 #include "grader_test_support.hpp"
-#include "engine/judge.hpp"
-#include "engine/reasons.hpp"
+#include "correctness/judge.hpp"
+#include "run/reasons.hpp"
 #include "reports/grade_report.hpp"
 #include "system/subprocess.hpp"
 

@@ -7,8 +7,8 @@
 
 #include "convlab/atomic_file.hpp"
 #include "reports/batch_report.hpp"
-#include "engine/ncu_profile.hpp"
-#include "engine/prediction.hpp"
+#include "performance/ncu_profile.hpp"
+#include "performance/prediction.hpp"
 #include "reports/grade_report.hpp"
 #include "grader_test_support.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/rubric.hpp"
+#include "session/rubric.hpp"
 
 using namespace convlab::grader;
 using nlohmann::json;

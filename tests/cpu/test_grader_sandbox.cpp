@@ -21,9 +21,10 @@
 #include <sstream>
 
 #include "convlab/file_reader.hpp"
-#include "engine/grading_sandbox.hpp"
-#include "engine/lab_grader.hpp"
-#include "engine/reasons.hpp"
+#include "build/compile_sandbox.hpp"
+#include "run/lab_sandbox.hpp"
+#include "grade/lab_grader.hpp"
+#include "run/reasons.hpp"
 #include "grader_test_support.hpp"
 #include "reports/batch_report.hpp"
 #include "reports/grade_report.hpp"
@@ -284,17 +285,17 @@ TEST_CASE("sandbox: a compile cannot #include a dataset file it could reach thro
           "[grader][sandbox]") {
   const auto sandbox = cpu_sandbox();
   if (!sandbox) return;
-  // A project as the submission build sees it: harness/include is read-only, datasets/ is not
+  // A project as the submission build sees it: common/include is read-only, datasets/ is not
   // there, the build folder (with the staged submission) is the one writable folder.
   TempDir tmp("sandbox-compile");
   const fs::path project = tmp.path() / "project";
-  fs::create_directories(project / "harness" / "include");
+  fs::create_directories(project / "common" / "include");
   fs::create_directories(project / "datasets");
   std::ofstream(project / "datasets" / "answers.h") << "constexpr float kStolen = 42.0f;\n";
   const fs::path build = project / "build-submissions";
   fs::create_directories(build / "submission");
   std::ofstream(build / "submission" / "lab.cpp") << "#include \"../../datasets/answers.h\"\nfloat f() { return kStolen; }\n";
-  const std::vector<std::string> compile = {"/usr/bin/g++", "-I" + (project / "harness" / "include").string(), "-c",
+  const std::vector<std::string> compile = {"/usr/bin/g++", "-I" + (project / "common" / "include").string(), "-c",
                                             (build / "submission" / "lab.cpp").string(), "-o", (build / "lab.o").string()};
   const auto gxx_ok = run_process(compile, 120s);
   REQUIRE(gxx_ok.exit_code == 0);  // unsandboxed, the include works: the cheat is real
@@ -318,20 +319,20 @@ TEST_CASE("sandbox: a configured CMake/Ninja build compiles in the compile sandb
     WARN("SKIPPED: ninja is not installed");
     return;
   }
-  // A project shaped like convlab's: sources under harness/, a datasets/ folder beside them.
+  // A project shaped like convlab's: sources under common/, a datasets/ folder beside them.
   TempDir tmp("sandbox-cmake");
   const fs::path project = tmp.path() / "project";
-  fs::create_directories(project / "harness" / "include");
-  fs::create_directories(project / "harness" / "src");
+  fs::create_directories(project / "common" / "include");
+  fs::create_directories(project / "common" / "src");
   fs::create_directories(project / "datasets");
   std::ofstream(project / "CMakeLists.txt")
-      << "cmake_minimum_required(VERSION 3.20)\nproject(p CXX)\nadd_subdirectory(harness)\n";
-  std::ofstream(project / "harness" / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.20)\nproject(p CXX)\nadd_subdirectory(common)\n";
+  std::ofstream(project / "common" / "CMakeLists.txt")
       << "add_executable(lab src/lab.cpp)\ntarget_include_directories(lab PRIVATE include)\n";
-  std::ofstream(project / "harness" / "include" / "h.hpp") << "inline int answer() { return 42; }\n";
-  std::ofstream(project / "harness" / "src" / "lab.cpp")
+  std::ofstream(project / "common" / "include" / "h.hpp") << "inline int answer() { return 42; }\n";
+  std::ofstream(project / "common" / "src" / "lab.cpp")
       << "#include \"h.hpp\"\n#include \"prebuilt.hpp\"\nint main() { return answer() - kPrebuilt; }\n";
-  // What the prebuilt harness's folder holds for the lab (engine/harness_build.hpp), outside the project.
+  // What the prebuilt harness's folder holds for the lab (build/harness_build.hpp), outside the project.
   const fs::path harness = tmp.path() / "harness";
   fs::create_directories(harness);
   std::ofstream(harness / "prebuilt.hpp") << "constexpr int kPrebuilt = 42;\n";
@@ -347,7 +348,7 @@ TEST_CASE("sandbox: a configured CMake/Ninja build compiles in the compile sandb
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, !Catch::Contains("Re-running CMake"));  // every CMake input was there
-  CHECK(fs::exists(build / "harness" / "lab"));
+  CHECK(fs::exists(build / "common" / "lab"));
 }
 
 TEST_CASE("sandbox: a compile reads the shared harness's build folder but cannot change what the next student links",
@@ -356,7 +357,7 @@ TEST_CASE("sandbox: a compile reads the shared harness's build folder but cannot
   if (!sandbox) return;
   TempDir tmp("sandbox-harness");
   const fs::path project = tmp.path() / "project";
-  fs::create_directories(project / "harness");
+  fs::create_directories(project / "common");
   const fs::path harness = tmp.path() / "build" / "harness";
   const fs::path build = tmp.path() / "build" / "worker-0";
   fs::create_directories(harness);
@@ -511,7 +512,7 @@ TEST_CASE("sandbox: grade and batch, serial or pipelined, build every submission
   for (const char* c : {"hand_box_3x3_k3", "k3_7x7", "k5_2x3"}) {
     fs::copy(fs::path(CONVLAB_SOURCE_DIR) / "datasets" / "conv2d" / c, cases / c, fs::copy_options::recursive);
   }
-  std::ifstream rubric_in(fs::path(CONVLAB_SOURCE_DIR) / "tools" / "grader" / "rubric.json");
+  std::ifstream rubric_in(fs::path(CONVLAB_SOURCE_DIR) / "grader" / "rubric.json");
   std::string rubric((std::istreambuf_iterator<char>(rubric_in)), std::istreambuf_iterator<char>());
   const std::string big = "\"height\": 2048, \"width\": 2048", small = "\"height\": 64, \"width\": 64";
   REQUIRE(rubric.find(big) != std::string::npos);

@@ -2,7 +2,7 @@
 // summaries counted, and a tool that did not run told apart from a clean run.
 #include <catch2/catch.hpp>
 
-#include "engine/sanitizer.hpp"
+#include "correctness/sanitizer.hpp"
 
 using namespace convlab::grader;
 

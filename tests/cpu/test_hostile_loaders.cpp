@@ -1,6 +1,6 @@
-// Issue 21, the loaders' half: one test per finding, each with the exact message the grader now
-// gives. (1) case names and staging, (3) a conv layer that overflowed int, (4) a .npy that
-// exhausted memory, (8) raw or wrong messages of the loaders.
+// Hostile input to the loaders: one test per way a file once got past them, each with the exact
+// message the grader gives: case names and staging, a conv layer that overflowed int, a .npy
+// that exhausted memory, raw or wrong messages of the loaders.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -15,9 +15,9 @@
 #include "convlab/file_reader.hpp"
 #include "convlab/npy.hpp"
 #include "convlab/autotune/tuning_file.hpp"
-#include "engine/case_set.hpp"
-#include "engine/judge.hpp"
-#include "engine/rubric.hpp"
+#include "session/case_set.hpp"
+#include "correctness/judge.hpp"
+#include "session/rubric.hpp"
 #include "grader_test_support.hpp"
 #include "reports/bench_file.hpp"
 

@@ -1,4 +1,4 @@
-// Issue 21, the writers' half: results folders are input (a copied folder must not run
+// Hostile input to the writers: results folders are input (a copied folder must not run
 // anything), output paths are checked before long work, the atomic writer cannot be steered
 // by a planted file and says which step failed, nothing is replaced without a word, and numeric
 // options are read strictly with their limits named. Each test asserts the exact message.
@@ -18,8 +18,8 @@
 #include "commands/commands.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/atomic_file.hpp"
-#include "convlab/autotune/heatmap_files.hpp"
-#include "convlab/autotune/measurement.hpp"
+#include "tune/heatmap_files.hpp"
+#include "tune/measurement.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/error_map.hpp"
 #include "convlab/dataset.hpp"

@@ -12,8 +12,8 @@
 #include "convlab/autotune/kernel_source.hpp"
 #include "convlab/autotune/precompile.hpp"
 #include "convlab/file_reader.hpp"
-#include "engine/runner_call.hpp"
-#include "engine/submission_build.hpp"
+#include "run/runner_call.hpp"
+#include "build/submission_build.hpp"
 #include "grader_test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "convlab/autotune/kernel_source.hpp"
-#include "convlab/autotune/tuner.hpp"
+#include "tune/tuner.hpp"
 #include "step_splice.hpp"
 
 using namespace convlab;

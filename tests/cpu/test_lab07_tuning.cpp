@@ -10,7 +10,7 @@
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/lab07_config.hpp"
-#include "convlab/autotune/measurement.hpp"
+#include "tune/measurement.hpp"
 #include "convlab/autotune/search_space.hpp"
 
 using namespace convlab::lab07;

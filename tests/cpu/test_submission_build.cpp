@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/lab_catalog.hpp"
-#include "engine/reasons.hpp"
-#include "engine/submission_build.hpp"
+#include "build/lab_folders.hpp"
+#include "run/reasons.hpp"
+#include "build/submission_build.hpp"
 #include "grader_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -86,9 +86,9 @@ TEST_CASE("submission build: the labs compile together, and one that does not is
   INFO(third[0].could_not_grade << third[0].build_message);
   CHECK(third[0].exe);
   CHECK(harness_builds == 1);
-  CHECK(fs::exists(h.build_dir / "harness" / "libconvlab_runner.a"));
+  CHECK(fs::exists(h.build_dir / "common" / "libconvlab_runner.a"));
   for (const char* worker : {"worker-0", "worker-1"}) {
     INFO(worker);
-    CHECK_FALSE(fs::exists(tmp.path() / "build" / worker / "harness" / "libconvlab_runner.a"));
+    CHECK_FALSE(fs::exists(tmp.path() / "build" / worker / "common" / "libconvlab_runner.a"));
   }
 }

@@ -21,7 +21,7 @@
 #include <sstream>
 
 #include "commands/commands.hpp"
-#include "engine/lab_catalog.hpp"
+#include "build/lab_folders.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 #include "test_paths.hpp"

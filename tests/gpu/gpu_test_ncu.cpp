@@ -19,7 +19,7 @@
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
 #include "convlab/device_info.hpp"
-#include "engine/ncu_profile.hpp"
+#include "performance/ncu_profile.hpp"
 #include "system/subprocess.hpp"
 #include "test_paths.hpp"
 

@@ -133,7 +133,7 @@ student zed "--fake hang-hard" "--fake hang-hard"
 ls "$source_dir/labs" | grep -q '^03-tiled-output$' || fail "labs/03-tiled-output is not there"
 
 # A small performance case keeps the fake runs fast.
-sed -e 's/"height": 2048, "width": 2048/"height": 128, "width": 128/' "$source_dir/tools/grader/rubric.json" > "$tmp/rubric.json"
+sed -e 's/"height": 2048, "width": 2048/"height": 128, "width": 128/' "$source_dir/grader/rubric.json" > "$tmp/rubric.json"
 # The test double's labs are scripts around an executable of the build tree, which a sandbox
 # would hide; the sandbox itself is tested by tests/cpu/test_grader_sandbox.cpp.
 options=(--labs 01,03 --datasets "$tmp/cases" --rubric "$tmp/rubric.json" --timeout 5 --no-sandbox)

@@ -1,7 +1,7 @@
 // grader_test_mode: the grader's commands (grade, batch, merge, slurm) on the GPU-free test
 // double of a lab, so that whole runs — a pipelined batch over fake GPUs, a class submitted to
 // a real Slurm — can be tested on a machine without a GPU or a CUDA toolkit. Only the platform
-// differs from the real grader (engine/grading_platform.hpp):
+// differs from the real grader (schedule/platform.hpp):
 //
 //   - the device is "fake GPU (the grader's test double)"; CONVLAB_FAKE_GPUS GPUs are visible
 //     (default 2);
@@ -24,8 +24,8 @@
 #include <sstream>
 
 #include "commands/commands.hpp"
-#include "engine/grading_platform.hpp"
-#include "engine/reasons.hpp"
+#include "schedule/platform.hpp"
+#include "run/reasons.hpp"
 
 namespace fs = std::filesystem;
 using namespace convlab;
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     return n ? std::atoi(n) : 2;
   };
   p.reference_exe = [reference](const LabInfo&) { return std::optional<fs::path>(reference); };
-  p.listing_exe = p.reference_exe;
+  p.variants_exe = p.reference_exe;
   p.make_builder = [](const BuildSettings& settings, const std::vector<LabInfo>&) -> std::unique_ptr<LabBuilder> {
     return std::make_unique<FakeBuilder>(settings);
   };

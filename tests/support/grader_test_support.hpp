@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "engine/case_set.hpp"
-#include "engine/grading_environment.hpp"
-#include "engine/lab_catalog.hpp"
-#include "engine/lab_grader.hpp"
-#include "engine/rubric.hpp"
+#include "session/case_set.hpp"
+#include "session/gpu_environment.hpp"
+#include "build/lab_folders.hpp"
+#include "grade/lab_grader.hpp"
+#include "session/rubric.hpp"
 
 namespace convlab::grader::testing {
 

@@ -1,0 +1,110 @@
+/// @file lab_registry.hpp
+/// @brief The labs and their variants, in one table that the lab runners (common/src/lab_mains/),
+///        the grader's lab catalog, the benchmarks and the analysis model all read: lab number,
+///        folder, executables, problem, the variants' names (the names in every JSON report, the
+///        grader's output and the benchmark tables), the mask widths they take and which
+///        launch configuration of lab_config.hpp the lab's kernels use.
+///
+/// A new lab adds one row here, its folders under labs/ and solutions/, and its registration in
+/// common/src/lab_mains/labNN.cpp, which pairs these names, in this order, with its functions.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "convlab/compare.hpp"
+#include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
+
+namespace convlab::labs {
+
+/// The launch configuration a lab's kernels use (what the analysis model analyses):
+/// lab_config.hpp's constants for labs 01–05, lab07_config.hpp's tuned tiles for lab 07.
+enum class LabConfig {
+  untiled_global_mask,  ///< kUntiledBlockX × kUntiledBlockY, mask in global memory (lab 01)
+  untiled,              ///< kUntiledBlockX × kUntiledBlockY, mask in constant memory (lab 02)
+  tiled_output,         ///< strategy 1, kLab03TileWidth (lab 03)
+  tiled_input,          ///< strategy 2, kLab04InTile (lab 04)
+  tiled_cached_halo,    ///< strategy 3, kLab05TileWidth (lab 05)
+  im2col,               ///< lab 06's GEMM tiles (its own files; not in the analysis model)
+  register_tiling,      ///< lab 07's tuned tiles (lab07_config.hpp; not in the analysis model)
+};
+
+/// One variant (one function) of a lab.
+struct VariantEntry {
+  const char* name = nullptr;              ///< "cached_halo": the name in every report
+  Tolerance tolerance = Tolerance::fp32(); ///< the arithmetic it uses on purpose
+};
+
+/// One lab.
+struct LabEntry {
+  int number;                 ///< 5
+  const char* folder;         ///< "05-tiled-cached-halo", the folder under labs/ and solutions/
+  const char* title;          ///< what the runner prints
+  Problem problem;            ///< conv2d or conv_layer
+  MaskWidths mask_widths;     ///< the K its variants take (conv2d); every K for conv_layer
+  LabConfig config;           ///< its launch configuration
+  std::array<VariantEntry, 8> variants;  ///< its variants; unused slots have no name
+  int variant_count;          ///< how many of `variants` are used
+
+  /// "05"
+  [[nodiscard]] std::string number_text() const { return (number < 10 ? "0" : "") + std::to_string(number); }
+  /// "lab05": the executable built from the lab's folder under labs/.
+  [[nodiscard]] std::string executable() const { return "lab" + number_text(); }
+  /// "solution05": the executable built from the lab's folder under solutions/.
+  [[nodiscard]] std::string solution() const { return "solution" + number_text(); }
+  /// The variant named `name`, or nullptr.
+  [[nodiscard]] const VariantEntry* variant(std::string_view name) const {
+    for (int i = 0; i < variant_count; ++i) {
+      if (name == variants[static_cast<std::size_t>(i)].name) return &variants[static_cast<std::size_t>(i)];
+    }
+    return nullptr;
+  }
+};
+
+/// Every lab, by number.
+inline constexpr std::array<LabEntry, 7> kLabs = {{
+    {1, "01-naive", "naive convolution, everything in global memory", Problem::conv2d, kOddMaskWidths,
+     LabConfig::untiled_global_mask,
+     {{{"no_restrict"}, {"mask_restrict"}, {"input_restrict"}, {"both_restrict"}}}, 4},
+    {2, "02-constant-mask", "constant-memory mask", Problem::conv2d, kOddMaskWidths, LabConfig::untiled,
+     {{{"constant_mask"}}}, 1},
+    {3, "03-tiled-output", "tiling strategy 1: block covers the output tile", Problem::conv2d,
+     kOddMaskWidths, LabConfig::tiled_output, {{{"tiled_output"}}}, 1},
+    {4, "04-tiled-input", "tiling strategy 2: block covers the input tile",
+     Problem::conv2d, kOddMaskWidths, LabConfig::tiled_input, {{{"tiled_input"}}}, 1},
+    {5, "05-tiled-cached-halo", "tiling strategy 3: core in shared memory, halo through the caches",
+     Problem::conv2d, kOddMaskWidths, LabConfig::tiled_cached_halo, {{{"cached_halo"}}}, 1},
+    {6, "06-im2col", "convolution layers through im2col", Problem::conv_layer, kAllMaskWidths, LabConfig::im2col,
+     {{{"unroll_gemm"},
+       {"fused_gemm"},
+       {"register_tiles"},
+       {"transposed_float4"},
+       {"async_copies"},
+       {"register_tiled"},
+       {"tf32_tensor_core", Tolerance::tf32()}}},
+     7},
+    {7, "07-register-tiling", "register tiling", Problem::conv2d, kRegisterTilingMaskWidths,
+     LabConfig::register_tiling,
+     {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
+     6},
+}};
+
+/// The lab numbered `number`, or nullptr.
+inline const LabEntry* find_lab(int number) {
+  for (const LabEntry& l : kLabs) {
+    if (l.number == number) return &l;
+  }
+  return nullptr;
+}
+
+/// The lab whose executable is `id` ("lab05"), or nullptr.
+inline const LabEntry* find_lab(std::string_view id) {
+  for (const LabEntry& l : kLabs) {
+    if (id == l.executable()) return &l;
+  }
+  return nullptr;
+}
+
+}  // namespace convlab::labs

@@ -1,0 +1,310 @@
+// `grader docs`: the generated blocks of README.md and slides/*.md, rewritten from the code.
+//
+//   grader docs                 show every block that differs from what the code gives now (a
+//                               diff) and write nothing: the difference may be a hand edit
+//   grader docs --force         rewrite every block that differs (after reading that diff)
+//   grader docs --check         change nothing; describe each block that differs; exit 1 if any
+//   grader docs --stage DIR     write render-ready copies of the decks into DIR (the `slides`
+//                               target): markers left out, the user's own pictures first, every
+//                               picture copied into DIR/img/
+//   Diagram blocks refer to drawings of grader figures (slides/figures/NAME.svg): `grader docs`
+//   redraws them, --check reports a stale one, --stage draws them into DIR/figures/.
+//   --root DIR                  the repository (default: this build's source tree)
+//
+// Why --force: a block holds what the generator wrote last time; when it differs from what the
+// generator gives now, either the code changed (the normal case: rewrite it) or someone edited
+// the block by hand (rewriting loses the edit). Nothing recorded tells the two apart, so
+// `grader docs` shows the diff and writes only when told to.
+//
+// Exit status: 0 all current (or rewritten), 1 --check or a `grader docs` without --force found
+// blocks that differ (nothing written), 2 a malformed
+// marker (unclosed block, unknown kind, unknown table...: each named with file and line) or a
+// bad option; nothing is written when any marker is malformed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <regex>
+
+#include "commands/commands.hpp"
+#include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
+#include "docgen/docs_content.hpp"
+#include "docgen/docs_markers.hpp"
+
+namespace convlab::grader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct DocsOptions {
+  bool check = false;
+  std::string root;
+  std::string stage;
+  bool quiet = false;
+  bool force = false;
+};
+
+bool looks_like_root(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p / "slides", ec) && fs::is_regular_file(p / "CMakePresets.json", ec);
+}
+
+/// The repository: --root, else the source tree this grader was built from, else the folder
+/// two levels above the binary (build/bin/grader), else the current folder or one above it.
+std::optional<fs::path> find_root(const std::string& given) {
+  std::error_code ec;
+  if (!given.empty()) {
+    if (!fs::is_directory(given, ec)) return std::nullopt;
+    return fs::weakly_canonical(fs::absolute(given), ec);  // run_docs checks that it is one
+  }
+  std::vector<fs::path> candidates{source_dir(), bin_dir().parent_path().parent_path()};
+  for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
+    candidates.push_back(p);
+    if (p == p.root_path()) break;
+  }
+  for (const auto& c : candidates) {
+    if (looks_like_root(c)) return fs::weakly_canonical(c, ec);
+  }
+  return std::nullopt;
+}
+
+/// Whether a Markdown file is a Marp deck: front matter that says `marp: true`.
+bool is_deck(const std::string& text) {
+  if (text.rfind("---\n", 0) != 0) return false;
+  const auto end = text.find("\n---", 3);
+  const std::string front = text.substr(0, end);
+  return front.find("\nmarp: true") != std::string::npos;
+}
+
+/// README.md and every slides/*.md, as paths relative to the root, sorted.
+std::vector<fs::path> documents(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (fs::is_regular_file(root / "README.md", ec)) out.emplace_back("README.md");
+  std::vector<fs::path> slides;
+  for (const auto& e : fs::directory_iterator(root / "slides", ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".md") slides.push_back(fs::path("slides") / e.path().filename());
+  }
+  std::sort(slides.begin(), slides.end());
+  out.insert(out.end(), slides.begin(), slides.end());
+  return out;
+}
+
+/// Local images a staged deck refers to that it did not get from a figure block: copied from
+/// slides/ keeping their relative paths (a deck's own pictures, if it has any).
+void copy_deck_images(const std::string& text, const fs::path& slides_dir, const fs::path& stage) {
+  static const std::regex image(R"(!\[[^\]]*\]\(([^)\s]+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), image); it != std::sregex_iterator(); ++it) {
+    const std::string target = (*it)[1].str();
+    if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0 || target.rfind("img/", 0) == 0 ||
+        target.rfind("figures/", 0) == 0) {
+      continue;  // pictures and drawings the stage already holds
+    }
+    const fs::path rel(target);
+    if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& p) { return p == ".."; })) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
+    fs::create_directories((stage / rel).parent_path(), ec);
+    // The one writer: no planted link followed.
+    write_file_atomically(stage / rel, read_file(slides_dir / rel, kMaxTextFileBytes));
+  }
+}
+
+int run_docs(const DocsOptions& o) {
+  const auto root = find_root(o.root);
+  if (!root) {
+    fmt::print(stderr, "grader docs: {}\n",
+               o.root.empty() ? "cannot find the repository (a folder with slides/ and CMakePresets.json); give --root DIR"
+                              : fmt::format("--root {}: no such folder", o.root));
+    return kUsageError;
+  }
+  if (!looks_like_root(*root)) {
+    // A folder with no documents would otherwise pass as "all 0 blocks current".
+    fmt::print(stderr, "grader docs: not a convlab repository: {} (no slides/ folder and CMakePresets.json)\n",
+               root->string());
+    return kUsageError;
+  }
+  const bool staging = !o.stage.empty();
+  if (staging && o.check) {
+    fmt::print(stderr, "grader docs: --check and --stage exclude each other\n");
+    return kUsageError;
+  }
+  fs::path stage;
+  if (staging) {
+    std::error_code ec;
+    stage = fs::absolute(o.stage);
+    fs::create_directories(stage, ec);
+    if (!fs::is_directory(stage, ec)) {
+      fmt::print(stderr, "grader docs: --stage {}: cannot create the folder\n", o.stage);
+      return kUsageError;
+    }
+  }
+
+  docs::ContentOptions copt;
+  copt.root = *root;
+  copt.figures = staging ? docs::FigurePolicy::own_first : docs::FigurePolicy::committed_only;
+  if (staging) copt.stage_dir = stage;
+  docs::ContentGenerator generator(copt);
+  docs::WriteOptions wopt;
+  wopt.strip_markers = staging;
+
+  struct Result {
+    fs::path rel;
+    std::string original;
+    docs::ProcessedDocument doc;
+  };
+  std::vector<Result> results;
+  std::vector<std::string> errors;
+  for (const fs::path& rel : documents(*root)) {
+    const std::string text = read_file(*root / rel, kMaxTextFileBytes);
+    if (staging && !is_deck(text)) continue;
+    const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
+    docs::ProcessedDocument doc = docs::process_document(
+        text, [&](const docs::Marker& m) { return generator.generate(m, written_at); }, wopt);
+    for (const auto& e : doc.errors) errors.push_back(fmt::format("{}:{}: {}", rel.generic_string(), e.line, e.message));
+    results.push_back({rel, text, std::move(doc)});
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) fmt::print(stderr, "{}\n", e);
+    fmt::print(stderr, "grader docs: {} malformed marker{}; nothing was {}\n", errors.size(),
+               errors.size() == 1 ? "" : "s", o.check ? "checked" : "written");
+    return kUsageError;
+  }
+
+  std::size_t blocks = 0, stale = 0;
+  for (const auto& r : results) {
+    blocks += r.doc.blocks.size();
+    for (const auto& b : r.doc.blocks) stale += b.current() ? 0 : 1;
+  }
+  // The drawings of the diagram blocks: files of their own, current when they hold what
+  // figures.hpp draws today.
+  std::vector<fs::path> stale_drawings;
+  for (const auto& [file, svg] : generator.diagram_files()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec) || read_file(file, kMaxTextFileBytes) != svg) stale_drawings.push_back(file);
+  }
+  auto write_drawings = [&] {
+    for (const auto& file : stale_drawings) {
+      std::error_code ec;
+      fs::create_directories(file.parent_path(), ec);
+      write_file_atomically(file, generator.diagram_files().at(file));
+    }
+  };
+
+  if (staging) {
+    for (const auto& r : results) write_file_atomically(stage / r.rel.filename(), r.doc.text);
+    write_drawings();
+    std::error_code ec;
+    for (const auto& [from, to] : generator.copies()) {
+      fs::create_directories(to.parent_path(), ec);
+      write_file_atomically(to, read_file(from, kMaxTextFileBytes));
+    }
+    for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
+    if (!o.quiet) {
+      fmt::print("grader docs: {} deck{} staged in {} ({} generated blocks, {} picture{})\n", results.size(),
+                 results.size() == 1 ? "" : "s", stage.string(), blocks, generator.copies().size(),
+                 generator.copies().size() == 1 ? "" : "s");
+    }
+    return kGraded;
+  }
+
+  if (o.check) {
+    for (const auto& r : results) {
+      for (const auto& b : r.doc.blocks) {
+        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
+      }
+    }
+    for (const auto& file : stale_drawings) {
+      std::error_code ec;
+      fmt::print("{}: the drawing differs from what grader figures draws from the code's sizes now\n",
+                 fs::relative(file, *root, ec).generic_string());
+    }
+    stale += stale_drawings.size();
+    if (stale == 0) {
+      if (!o.quiet) fmt::print("grader docs --check: all {} generated blocks in {} files are current\n", blocks, results.size());
+      return kGraded;
+    }
+    fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
+               "`build/bin/grader docs --force` rewrites them\n", stale, blocks);
+    return 1;
+  }
+
+  if (stale > 0 && !o.force) {
+    for (const auto& r : results) {
+      for (const auto& b : r.doc.blocks) {
+        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
+      }
+    }
+    std::fflush(stdout);  // the diffs first, then the verdict
+    fmt::print(stderr,
+               "grader docs: {} of {} generated blocks differ from what the code generates now (above: - the file, "
+               "+ the code); nothing was written. If the differences are the code's, run `grader docs --force`; a "
+               "hand edit inside a block would be lost: move it out of the block first\n",
+               stale, blocks);
+    return 1;
+  }
+  write_drawings();
+  for (const auto& file : stale_drawings) {
+    std::error_code ec;
+    if (!o.quiet) fmt::print("grader docs: redrew {}\n", fs::relative(file, *root, ec).generic_string());
+  }
+  for (const auto& r : results) {
+    if (!r.doc.changed() || r.doc.text == r.original) continue;
+    write_file_atomically(*root / r.rel, r.doc.text);
+    std::size_t n = 0;
+    for (const auto& b : r.doc.blocks) n += b.current() ? 0 : 1;
+    if (!o.quiet) fmt::print("grader docs: rewrote {} block{} in {}\n", n, n == 1 ? "" : "s", r.rel.generic_string());
+  }
+  if (!o.quiet) {
+    fmt::print("grader docs: {} generated blocks in {} files, {} rewritten\n", blocks, results.size(), stale);
+  }
+  return kGraded;
+}
+
+}  // namespace
+
+void add_docs_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<DocsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "docs",
+      "Regenerate the generated blocks of README.md and slides/*.md (lecture tables, errata, included "
+      "results, code excerpts, pictures of grader bench and tune) between their <!-- convlab:... --> markers. A "
+      "block that differs from what the code generates is shown as a diff and rewritten only with --force: a "
+      "change of the code and a hand edit look the same, and rewriting would lose the edit");
+  cmd->add_flag("--check", opts->check,
+                "change nothing: describe every block that differs and exit 1 if any does (0: all current; "
+                "2: a malformed marker, named with file and line)");
+  cmd->add_option("--root", opts->root, "the repository to work on (default: the source tree of this build)");
+  cmd->add_option("--stage", opts->stage,
+                  "write render-ready copies of the decks into this folder instead (markers left out; your own "
+                  "results from build*/benchmarks and build*/tuning first; pictures copied into its img/)");
+  cmd->add_flag("--quiet", opts->quiet, "print only differences and errors");
+  cmd->add_flag("--force", opts->force,
+                "write every block that differs from what the code generates now. Without it `grader docs` shows "
+                "each such block as a diff and writes nothing (exit 1): a block that differs was either left behind "
+                "by a change of the code (rewrite it) or edited by hand (the edit would be lost)");
+  cmd->footer(
+      "Markers (whole lines, HTML comments; each block ends with <!-- convlab:end -->):\n"
+      "  <!-- convlab:table NAME... -->             grader tables --format markdown --no-gpu --table NAME\n"
+      "  <!-- convlab:errata [rounding|error] [NAME...] -->  the flagged published values, with the exact ones\n"
+      "  <!-- convlab:include PATH -->              a Markdown file (relative to the root), or a sentence if absent\n"
+      "  <!-- convlab:code PATH | FIRST | LAST -->  the lines of PATH from the one holding FIRST to the one holding LAST\n"
+      "  <!-- convlab:figure bench|tune FILE | caption -->  a picture of grader bench / grader tune, or a sentence\n"
+      "  <!-- convlab:diagram NAME -->              a drawing of grader figures (slides/figures/NAME.svg, redrawn too)\n"
+      "In the repository a figure is a committed reference run (results/bench/*/, "
+      "results/tune/*/);\nwith --stage, your own run comes first.");
+  cmd->callback([opts, &exit_code] {
+    try {
+      exit_code = run_docs(*opts);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "grader docs: {}\n", e.what());
+      exit_code = kUsageError;
+    }
+  });
+}
+
+}  // namespace convlab::grader

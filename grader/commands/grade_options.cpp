@@ -1,0 +1,51 @@
+#include "commands/grade_options.hpp"
+
+#include <fmt/format.h>
+
+#include "system/exit_codes.hpp"
+#include "system/seed_option.hpp"
+
+namespace convlab::grader {
+
+void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
+  cmd->add_option("--labs", o.labs, "grade only these labs, e.g. 01,03 (default: all)");
+  auto* datasets = cmd->add_option("--datasets", o.datasets,
+                                   "grade on the cases in DIR (a private set) instead of the public datasets/");
+  auto* seed = cmd->add_option("--random-seed", o.random_seed,
+                               "grade on a fresh random set generated from this seed (conv2d and conv layers)")
+                   ->check(seed_number());
+  cmd->add_option("--random-count", o.random_count, "cases per problem in the random set (default 20)")
+      ->check(CLI::Range(1, 10000));
+  datasets->excludes(seed);
+  cmd->add_option("--rubric", o.rubric, "the rubric (default: tools/grader/rubric.json)");
+  cmd->add_option("--timeout", o.timeout_s, "seconds one variant may take on one case (timing included) before it counts as hung (default 20)")
+      ->check(CLI::Range(1, 3600));
+  cmd->add_flag("--sanitize", o.sanitize, "also run compute-sanitizer memcheck and racecheck on each lab's small cases");
+  cmd->add_flag("--profile", o.profile, "also measure Nsight Compute counters on the performance case (slow)");
+  cmd->add_option("--json", o.json, "write the report as JSON to FILE (atomically)");
+  cmd->add_option("--build-dir", o.build_dir,
+                  "build submissions in DIR and keep it (reused: the harness in DIR/harness is built once, and "
+                  "unchanged labs are not recompiled)");
+  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building a submission; batch: submissions built at once, each by "
+                  "its own worker sharing the cores (default: one per 2 cores)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
+  cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");
+  cmd->add_flag("--no-sandbox", o.no_sandbox,
+                "run the submissions' compiles and runs without the bubblewrap sandbox (they can then read the "
+                "datasets and write your files; every report says so)");
+}
+
+std::unique_ptr<GradeSession> open_session_for_command(const GradeOptions& o, int& exit_code) {
+  SessionStart start = open_grade_session(o);
+  for (const std::string& w : start.warnings) fmt::print(stderr, "grader: warning: {}\n", w);
+  if (start.error) {
+    fmt::print(stderr, "{}\n", start.error->message);
+    exit_code = start.error->exit_code;
+    return nullptr;
+  }
+  exit_code = kGraded;
+  return std::move(start.session);
+}
+
+}  // namespace convlab::grader

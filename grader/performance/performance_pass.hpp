@@ -1,0 +1,54 @@
+// The performance pass: each variant of a lab timed by its runner (CUDA events, warm-up,
+// median of repeats, L2 flushed) on the rubric's performance case, its output checked, and the
+// time compared with the reference solution's, timed the same way on the same GPU in the same
+// grading run.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "session/grade_result.hpp"
+#include "session/gpu_environment.hpp"
+#include "correctness/judge.hpp"
+
+namespace convlab::grader {
+
+/// One variant, timed.
+struct TimedVariant {
+  Judgement judgement;
+  std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
+};
+
+/// One timed run of a lab executable on a case.
+struct TimedRun {
+  std::string failure;  ///< non-empty when the process itself failed (crash, hang, ...)
+  std::vector<std::string> reasons;
+  std::map<std::string, TimedVariant> variants;  ///< variants that reported a result
+};
+
+/// Runs every variant of `exe` that accepts `perf` with timing on, and judges the outputs.
+TimedRun run_timed(const std::filesystem::path& exe, const LabVariants& listing, const GradingCase& perf,
+                   GradingEnvironment& env, const std::filesystem::path& work);
+
+/// The reference solution's times for `lab` on the performance case: timed by run_timed on
+/// first use, then kept in `env` for the rest of the run (every submission of a batch).
+const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env);
+
+/// Times the reference solutions of `labs` now, in one turn alone on the environment's GPU,
+/// those not timed yet: a class pipeline does it while its GPUs wait for the first builds, so
+/// that no student's turn alone is spent on them. A lab whose variants cannot be listed is left
+/// for its first student, who reports why.
+void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment& env);
+
+/// The performance result of a lab whose correctness allows it: the lab timed, compared with
+/// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
+/// reference cannot be timed. Variants in `left_out` (the rubric's stretch variants that are still
+/// stubs) are neither scored nor reported.
+PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabVariants& listing,
+                                  GradingEnvironment& env, std::string* could_not_grade,
+                                  const std::set<std::string>& left_out = {});
+
+}  // namespace convlab::grader

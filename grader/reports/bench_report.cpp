@@ -1,0 +1,532 @@
+// `grader bench`'s tables and pictures, from bench.json (see bench_report.hpp).
+#include "reports/bench_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "convlab/atomic_file.hpp"
+#include "convlab/gnuplot_text.hpp"
+#include "convlab/markdown.hpp"
+#include "convlab/shapes.hpp"
+#include "performance/ncu_profile.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool ran(const json& row) { return row.contains("ms") && !row.contains("error"); }
+
+double num(const json& j, const char* key, double fallback = NAN) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+std::string str(const json& j, const char* key, const std::string& fallback = "") {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+std::string pct(double fraction) { return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "—"; }
+
+std::vector<std::pair<int, int>> sizes_of(const json& results) {
+  std::vector<std::pair<int, int>> sizes;
+  for (const auto& r : results) {
+    const std::pair<int, int> s{r.value("height", 0), r.value("width", 0)};
+    if (std::find(sizes.begin(), sizes.end(), s) == sizes.end()) sizes.push_back(s);
+  }
+  return sizes;
+}
+
+std::vector<int> masks_of(const json& results) {
+  std::set<int> m;
+  for (const auto& r : results) m.insert(r.value("mask_width", 0));
+  return {m.begin(), m.end()};
+}
+
+std::vector<std::string> methods_of(const json& results) {
+  std::vector<std::string> m;
+  for (const auto& r : results) {
+    const std::string name = str(r, "method");
+    if (std::find(m.begin(), m.end(), name) == m.end()) m.push_back(name);
+  }
+  return m;
+}
+
+const json* find_row(const json& results, const std::string& method, int h, int w, int k) {
+  for (const auto& r : results) {
+    if (str(r, "method") == method && r.value("height", 0) == h && r.value("width", 0) == w &&
+        r.value("mask_width", 0) == k) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+constexpr const char* kLab07 = "lab07 register_tiled";
+
+std::string size_text(int h, int w) { return h == w ? fmt::format("{}²", h) : fmt::format("{}×{}", h, w); }
+
+std::string machine_lines(const json& bench) {
+  const json& d = bench.value("device", json::object());
+  const json& c = bench.value("ceilings", json::object());
+  std::string s = fmt::format("GPU: **{}** (compute capability {}, {} SMs), driver {}, runtime {}.\n",
+                              str(d, "name", "unknown GPU"), str(d, "compute_capability", "?"), d.value("sms", 0),
+                              str(d, "driver", "?"), str(d, "runtime", "?"));
+  const json& clocks = bench.value("clocks", json::object());
+  if (clocks.contains("unavailable")) {
+    s += fmt::format("Clocks: unavailable ({}).\n", str(clocks, "unavailable"));
+  } else if (!clocks.empty()) {
+    s += fmt::format("Clocks (nvidia-smi) before the run, idle: SM {} MHz of {} MHz max, memory {} MHz of {} MHz max; "
+                     "power limit {} W.\n",
+                     str(clocks, "sm_mhz", "?"), str(clocks, "sm_max_mhz", "?"), str(clocks, "memory_mhz", "?"),
+                     str(clocks, "memory_max_mhz", "?"), str(clocks, "power_limit_w", "?"));
+    const json& during = clocks.value("during_conv2d", json::object());
+    if (during.contains("samples")) {
+      s += fmt::format("While conv2d_bench ran: SM clock median {:.0f} MHz ({:.0f}–{:.0f} MHz over {} samples), memory "
+                       "{:.0f} MHz.\n",
+                       num(during, "sm_mhz_median"), num(during, "sm_mhz_min"), num(during, "sm_mhz_max"),
+                       during.value("samples", 0), num(during, "memory_mhz_median"));
+    }
+  }
+  s += fmt::format("Ceilings measured in the same run: copy **{:.0f} GB/s** (bytes read + written), FMA **{:.1f} "
+                   "TFLOP/s**.\n",
+                   num(c, "copy_bytes_per_s", 0) / 1e9, num(c, "fma_flops_per_s", 0) / 1e12);
+  return s;
+}
+
+}  // namespace
+
+std::optional<PeerBest> fastest_peer(const json& results, int height, int width, int mask_width) {
+  std::optional<PeerBest> best;
+  for (const auto& r : results) {
+    if (str(r, "kind") != "peer" || !ran(r) || r.value("height", 0) != height || r.value("width", 0) != width ||
+        r.value("mask_width", 0) != mask_width) {
+      continue;
+    }
+    const double ms = num(r, "ms");
+    if (!best || ms < best->ms) best = PeerBest{str(r, "method"), ms};
+  }
+  return best;
+}
+
+void add_peer_ratios(json& results) {
+  for (auto& r : results) {
+    if (!ran(r)) continue;
+    if (const auto p = fastest_peer(results, r.value("height", 0), r.value("width", 0), r.value("mask_width", 0))) {
+      r["x_fastest_peer"] = p->ms / num(r, "ms");
+      r["fastest_peer"] = p->method;
+    }
+  }
+}
+
+std::vector<std::string> lab07_goal_misses(const json& bench) {
+  std::vector<std::string> misses;
+  const json& results = bench.at("conv2d").at("results");
+  for (const auto& [h, w] : sizes_of(results)) {
+    for (int k : masks_of(results)) {
+      const json* row = find_row(results, kLab07, h, w, k);
+      const auto peer = fastest_peer(results, h, w, k);
+      if (!peer) continue;  // no peer ran: nothing to compare with
+      if (!row || !ran(*row)) {
+        misses.push_back(fmt::format("{} K={}: lab 07 did not run ({})", size_text(h, w), k,
+                                     row ? str(*row, "error", "no time") : "no row"));
+        continue;
+      }
+      const double x = peer->ms / num(*row, "ms");
+      const double need = k <= 7 ? 2.0 : 1.0;
+      if (x < need) {
+        misses.push_back(fmt::format("{} K={}: {:.2f}× {} ({:.4f} ms against {:.4f} ms); the goal is {}", size_text(h, w),
+                                     k, x, peer->method, num(*row, "ms"), peer->ms,
+                                     k <= 7 ? "at least 2×" : "not slower (≥ 1×)"));
+      }
+    }
+  }
+  return misses;
+}
+
+std::string bench_summary_markdown(const json& bench) {
+  const json& results = bench.at("conv2d").at("results");
+  const auto sizes = sizes_of(results);
+  std::string s = fmt::format(
+      "Measured with `grader bench` on **{}**, {}; copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run. "
+      "Lab 07 is the register-tiling solution (`register_tiled`, the autotuned choice); × is the fastest peer's "
+      "time over lab 07's (NPP, cuDNN, cuFFT: whichever ran and passed its check); roofline = max(bytes/BW, "
+      "flops/F) over the measured time.\n\n",
+      str(bench.value("device", json::object()), "name", "unknown GPU"), str(bench, "date", "undated"),
+      num(bench.at("ceilings"), "copy_bytes_per_s", 0) / 1e9, num(bench.at("ceilings"), "fma_flops_per_s", 0) / 1e12);
+  bool above = false;
+  for (const auto& r : results) above |= ran(r) && num(r, "roofline_fraction", 0) > 1;
+  if (above) {
+    s += "A roofline fraction above 100% means the kernel moved its bytes faster than the measured ceiling, which is "
+         "a device-to-device copy kernel, not the memory's datasheet peak.\n\n";
+  }
+  s += "| K |";
+  std::string rule = "| ---: |";
+  for (const auto& [h, w] : sizes) {
+    s += fmt::format(" {} lab 07 ms | × fastest peer | roofline |", size_text(h, w));
+    rule += " ---: | ---: | ---: |";
+  }
+  s += " fastest peer (largest image) |\n" + rule + " --- |\n";
+  for (int k : masks_of(results)) {
+    s += fmt::format("| {} |", k);
+    std::string peer_name = "—";
+    for (const auto& [h, w] : sizes) {
+      const json* row = find_row(results, kLab07, h, w, k);
+      const auto peer = fastest_peer(results, h, w, k);
+      if (row && ran(*row)) {
+        s += fmt::format(" {:.4f} | {} | {} |", num(*row, "ms"),
+                         peer ? fmt::format("{:.2f}×", peer->ms / num(*row, "ms")) : "—",
+                         pct(num(*row, "roofline_fraction")));
+      } else {
+        s += " — | — | — |";
+      }
+      peer_name = peer ? fmt::format("{} ({:.4f} ms)", peer->method, peer->ms) : "—";
+    }
+    s += fmt::format(" {} |\n", markdown_cell(peer_name));
+  }
+  return s;
+}
+
+std::string bench_markdown(const json& bench) {
+  std::string s = fmt::format("# Benchmarks on {} — {}\n\n", str(bench.value("device", json::object()), "name", "?"),
+                              str(bench, "date", "undated"));
+  s += machine_lines(bench);
+  const json& conv = bench.value("conv2d", json::object());
+  if (conv.contains("results")) {
+    const json& p = conv.value("protocol", json::object());
+    s += fmt::format(
+        "Protocol: device-resident data; each method runs once into a NaN-poisoned, guard-banded output and must "
+        "match the double reference (every output within K of an edge and {} random interior ones) before it is "
+        "timed; then {} warm-up runs and the median of {} runs, L2 flushed before each. Per output: 8 bytes (one "
+        "read of the input, one write of the output) and 2·K² flops, for every method.\n",
+        p.value("interior_samples", 0), p.value("warmup", 0), p.value("repeats", 0));
+    for (const auto& m : conv.value("missing_peers", json::array())) {
+      s += fmt::format("Peer not in this run: {}: {}.\n", str(m, "name"), str(m, "reason"));
+    }
+    s += "\n## conv2d: lab 07 against the fastest peer\n\n" + bench_summary_markdown(bench);
+    const auto misses = lab07_goal_misses(bench);
+    s += misses.empty() ? "\nGoal (≥ 2× the fastest peer for K ≤ 7, never slower): **met in every measured case.**\n"
+                        : fmt::format("\nGoal (≥ 2× the fastest peer for K ≤ 7, never slower): **missed in {} case{}:**\n\n",
+                                      misses.size(), misses.size() == 1 ? "" : "s");
+    for (const auto& m : misses) s += "- " + m + "\n";
+    const json& results = conv.at("results");
+    for (const auto& [h, w] : sizes_of(results)) {
+      s += fmt::format("\n## conv2d, {}×{} float32\n\n", h, w);
+      s += "| K | method | ms | GB/s | TFLOP/s | roofline | × fastest peer | notes |\n";
+      s += "| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+      for (int k : masks_of(results)) {
+        for (const auto& r : results) {
+          if (r.value("height", 0) != h || r.value("width", 0) != w || r.value("mask_width", 0) != k) continue;
+          if (!ran(r)) {
+            s += fmt::format("| {} | {} | — | — | — | — | — | {} |\n", k, markdown_cell(str(r, "method")),
+                             markdown_cell(str(r, "error", "did not run")));
+            continue;
+          }
+          s += fmt::format("| {} | {} | {:.4f} | {:.0f} | {:.2f} | {} | {} | {} |\n", k, markdown_cell(str(r, "method")),
+                           num(r, "ms"), num(r, "gb_per_s"), num(r, "tflop_per_s"), pct(num(r, "roofline_fraction")),
+                           r.contains("x_fastest_peer") ? fmt::format("{:.2f}×", num(r, "x_fastest_peer")) : "—",
+                           markdown_cell(str(r, "detail")));
+        }
+      }
+    }
+  }
+  const json& layers = bench.value("layers", json::object());
+  s += "\n## Convolution layers (lab 06 against cuDNN and cuBLAS)\n\n";
+  if (layers.contains("error")) {
+    s += fmt::format("Not measured: {}\n", str(layers, "error"));
+  } else {
+    s += "TFLOP/s count the direct convolution's 2·B·M·Ho·Wo·C·K² flops for every method; outputs checked against "
+         "lab 06's step 2 (TF32 rows with u = 2⁻¹¹). % is of cuDNN with FP32 FMA math.\n";
+    for (const auto& l : layers.value("layers", json::array())) {
+      s += fmt::format("\n### {}\n\n| method | detail | ms | TFLOP/s | % of cuDNN FP32 | check |\n| --- | --- | ---: | ---: | "
+                       "---: | --- |\n",
+                       str(l, "name"));
+      double cudnn = NAN;
+      for (const auto& m : l.value("measurements", json::array())) {
+        if (str(m, "method") == "cuDNN (FP32 FMA math)" && m.contains("tflops")) cudnn = num(m, "tflops");
+      }
+      for (const auto& m : l.value("measurements", json::array())) {
+        if (str(m, "method") == "step 3 with plan") continue;  // the tile sweep stays in the JSON
+        if (m.contains("error")) {
+          s += fmt::format("| {} | {} | — | — | — | {} |\n", markdown_cell(str(m, "method")), markdown_cell(str(m, "detail")),
+                           markdown_cell(str(m, "error")));
+          continue;
+        }
+        const double bad = num(m, "bad_outputs", 0);
+        s += fmt::format("| {} | {} | {:.3f} | {:.2f} | {} | {} |\n", markdown_cell(str(m, "method")), markdown_cell(str(m, "detail")),
+                         num(m, "ms"), num(m, "tflops"),
+                         std::isfinite(cudnn) ? fmt::format("{:.0f}%", 100 * num(m, "tflops") / cudnn) : "—",
+                         bad == 0 ? fmt::format("ok (worst {:.2f} of allowed)", num(m, "worst_error_over_allowed", 0))
+                                  : fmt::format("**{:.0f} outputs wrong**", bad));
+      }
+    }
+  }
+  const json& sweep = bench.value("sweep", json::object());
+  s += "\n## Block-size sweep of the naive kernel (lab 01, both_restrict)\n\n";
+  if (sweep.contains("error")) {
+    s += fmt::format("Not measured: {}\n", str(sweep, "error"));
+  } else {
+    s += fmt::format("{}×{} image. Time from CUDA events (median); the other columns from Nsight Compute ({}).\n\n",
+                     sweep.value("size", 0), sweep.value("size", 0), str(sweep.value("ncu", json::object()), "status", "?"));
+    s += "| K | block | threads | ms | GB/s effective | ncu time ms | achieved occupancy | theoretical occupancy | DRAM "
+         "throughput | registers/thread |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (const auto& r : sweep.value("rows", json::array())) {
+      const json& n = r.value("ncu", json::object());
+      auto metric = [&](const char* key, const char* format_spec) -> std::string {
+        if (n.contains("unavailable")) return "unavailable";
+        if (!n.contains(key) || !n[key].is_number()) return "n/a";
+        return fmt::format(fmt::runtime(format_spec), n[key].get<double>());
+      };
+      s += fmt::format("| {} | {}×{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.value("mask_width", 0),
+                       r.value("block_x", 0), r.value("block_y", 0), r.value("block_x", 0) * r.value("block_y", 0),
+                       r.contains("ms") ? fmt::format("{:.4f}", num(r, "ms")) : markdown_cell(str(r, "error", "—")),
+                       r.contains("gb_per_s") ? fmt::format("{:.0f}", num(r, "gb_per_s")) : "—",
+                       metric("time_ms", "{:.4f}"), metric("achieved_occupancy_pct", "{:.1f}%"),
+                       metric("theoretical_occupancy_pct", "{:.1f}%"), metric("dram_throughput_pct", "{:.1f}%"),
+                       metric("registers_per_thread", "{:.0f}"));
+    }
+    if (const json& n = sweep.value("ncu", json::object()); n.contains("unavailable")) {
+      s += fmt::format("\nNsight Compute columns unavailable: {}\n", str(n, "unavailable"));
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> sweep_metrics() {
+  return {"gpu__time_duration.sum",
+          "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "sm__maximum_warps_per_active_cycle_pct",
+          "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+          "launch__registers_per_thread"};
+}
+
+json join_sweep(const json& timed, const json& plan, const std::string& ncu_csv, const std::string& ncu_failure) {
+  json rows = timed.value("launches", json::array());
+  std::string unavailable = ncu_failure;
+  std::vector<NcuRow> csv;
+  if (unavailable.empty()) {
+    try {
+      csv = parse_ncu_csv(ncu_csv);
+    } catch (const std::exception& e) {
+      unavailable = e.what();
+    }
+  }
+  std::vector<std::string> ids;
+  std::map<std::string, std::map<std::string, std::string>> values;
+  std::map<std::string, std::string> kernels;
+  for (const auto& r : csv) {
+    if (std::find(ids.begin(), ids.end(), r.launch_id) == ids.end()) ids.push_back(r.launch_id);
+    values[r.launch_id][r.metric] = r.value;
+    kernels[r.launch_id] = r.kernel;
+  }
+  const json launches = plan.is_object() ? plan.value("launches", json::array()) : json::array();
+  if (unavailable.empty() && ids.size() != launches.size()) {
+    unavailable = fmt::format("Nsight Compute profiled {} launches, the sweep made {}", ids.size(), launches.size());
+  }
+  for (auto& row : rows) {
+    if (!unavailable.empty()) {
+      row["ncu"] = {{"unavailable", unavailable}};
+      continue;
+    }
+    // Launch i of the plan with the same mask width and block.
+    std::size_t i = 0;
+    for (; i < launches.size(); ++i) {
+      const json& l = launches[i];
+      if (l.value("mask_width", 0) == row.value("mask_width", 0) && l.value("block_x", 0) == row.value("block_x", 0) &&
+          l.value("block_y", 0) == row.value("block_y", 0)) {
+        break;
+      }
+    }
+    if (i == launches.size()) {
+      row["ncu"] = {{"unavailable", "this launch is not in the profiled run"}};
+      continue;
+    }
+    const std::string& id = ids[i];
+    const std::string tag = fmt::format("<{}, {}>", row.value("block_x", 0), row.value("block_y", 0));
+    if (kernels[id].find(tag) == std::string::npos) {
+      row["ncu"] = {{"unavailable", fmt::format("launch {} is {}, expected the {} instantiation", id, kernels[id], tag)}};
+      continue;
+    }
+    json n = json::object();
+    auto take = [&](const char* metric, const char* key, double scale) {
+      const auto it = values[id].find(metric);
+      const std::optional<double> v = it == values[id].end() ? std::nullopt : parse_ncu_number(it->second);
+      if (v) n[key] = *v * scale;
+      else n[key] = it == values[id].end() ? "not reported" : "n/a";
+    };
+    take("gpu__time_duration.sum", "time_ms", 1e-6);  // ns
+    take("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy_pct", 1);
+    take("sm__maximum_warps_per_active_cycle_pct", "theoretical_occupancy_pct", 1);
+    take("dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_throughput_pct", 1);
+    take("launch__registers_per_thread", "registers_per_thread", 1);
+    row["ncu"] = n;
+  }
+  return rows;
+}
+
+std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir) {
+  std::vector<std::string> pngs;
+  // Every string of bench.json enters the script through gnuplot_string (bench.json may come
+  // from another machine: `--plot-only` redraws a copied folder); numbers go in as numbers.
+  const json& device = bench.contains("device") && bench["device"].is_object() ? bench["device"] : json::object();
+  const std::string gpu = gnuplot_string(str(device, "name", "this GPU"));
+  std::string gp = fmt::format(
+      "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
+      "# (or: grader bench --plot-only THIS_FOLDER)\n"
+      "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,19\"\n"
+      "set datafile missing \"NaN\"\nset datafile separator \"\\t\"\nset tics nomirror out\nset grid ytics lc rgb \"#dddddd\"\n");
+  const json& conv = bench.value("conv2d", json::object());
+  if (conv.contains("results") && !conv.at("results").empty()) {
+    const json& results = conv.at("results");
+    const auto sizes = sizes_of(results);
+    const auto methods = methods_of(results);
+    const auto masks = masks_of(results);
+    const double bw = num(bench.at("ceilings"), "copy_bytes_per_s", 0);
+    const double fma = num(bench.at("ceilings"), "fma_flops_per_s", 0);
+    // Roofline at the largest image: x = flops per byte = 2K²/8, y = TFLOP/s. One picture per
+    // family of methods (a few series each, so that a projected slide can tell them apart),
+    // all from one data file.
+    const auto [H, W] = *std::max_element(sizes.begin(), sizes.end(), [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
+    struct Family {
+      const char* file;   // roofline_FILE.png
+      const char* title;  // what the picture shows
+      std::vector<const char*> prefixes;
+    };
+    const std::vector<Family> families = {{"labs01-02", "Labs 01-02, untiled", {"lab01", "lab02"}},
+                                          {"labs03-05", "Labs 03-05, shared-memory tiles", {"lab03", "lab04", "lab05"}},
+                                          {"lab07", "Lab 07, register tiling", {"lab07"}},
+                                          {"peers", "NPP, cuDNN and cuFFT", {}}};
+    auto family_of = [&](const std::string& m) -> std::size_t {
+      for (std::size_t f = 0; f < families.size(); ++f) {
+        for (const char* p : families[f].prefixes) {
+          if (m.rfind(p, 0) == 0) return f;
+        }
+      }
+      return families.size() - 1;  // NPP, cuDNN, cuFFT...
+    };
+    std::string dat;
+    std::vector<std::string> plots(families.size());
+    int index = 0;
+    for (const auto& m : methods) {
+      std::string block;
+      for (int k : masks) {
+        const json* r = find_row(results, m, H, W, k);
+        if (r && ran(*r)) block += fmt::format("{}\t{}\t{}\n", 2.0 * k * k / 8.0, num(*r, "tflop_per_s"), k);
+      }
+      if (block.empty()) continue;
+      dat += fmt::format("# {}\n{}\n\n", gnuplot_data_field(m), block);
+      std::string& plot = plots[family_of(m)];
+      const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
+      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title {}", index,
+                          5 + 2 * (n % 4), gnuplot_string(m));
+      ++index;
+    }
+    write_file_atomically(dir / "roofline.dat", dat);
+    gp += fmt::format(
+        "\nset logscale xy\nset xlabel \"arithmetic intensity (flop per byte of input read + output written; K = 2..17)\"\n"
+        "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.05:{}]\n"
+        "roof(x) = (x * {} < {} ? x * {} : {})\n",
+        std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12);
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      if (plots[f].empty()) continue;
+      const std::string png = fmt::format("roofline_{}.png", families[f].file);
+      gp += fmt::format(
+          "set output \"{}\"\nset title \"{}: \" . {} . \", {}x{}\\n"
+          "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
+          "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
+          png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
+      pngs.push_back(png);
+    }
+    gp += "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n";
+    // One bar chart per mask width: % of roofline of every method, one bar per image size.
+    for (int k : masks) {
+      std::string bars = "method";
+      for (const auto& [h, w] : sizes) bars += fmt::format("\t{}x{}", h, w);
+      bars += "\n";
+      int rows = 0;
+      for (const auto& m : methods) {
+        // The axis label: NPP's function name is longer than the bars it labels.
+        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
+        bool any = false;
+        for (const auto& [h, w] : sizes) {
+          const json* r = find_row(results, m, h, w, k);
+          const bool ok = r && ran(*r);
+          any |= ok;
+          line += ok ? fmt::format("\t{:.2f}", 100 * num(*r, "roofline_fraction")) : "\tNaN";
+        }
+        if (any) {
+          bars += line + "\n";
+          ++rows;
+        }
+      }
+      if (rows == 0) continue;
+      const std::string name = fmt::format("bars_k{:02d}", k);
+      write_file_atomically(dir / (name + ".dat"), bars);
+      gp += fmt::format(
+          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on \" . {2} . \": % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+          "set boxwidth 0.9\nset xtics rotate by -50 left\nset rmargin 6\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
+          "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
+          "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\n",
+          name, k, gpu, 1 + static_cast<int>(sizes.size()));
+      pngs.push_back(name + ".png");
+    }
+  }
+  // The sweep: four panels against the block shape, one line per mask width.
+  const json& sweep = bench.value("sweep", json::object());
+  if (sweep.contains("rows") && !sweep.at("rows").empty()) {
+    std::set<int> masks;
+    for (const auto& r : sweep.at("rows")) masks.insert(r.value("mask_width", 0));
+    std::string dat;
+    std::string xtics;
+    for (int k : masks) {
+      dat += fmt::format("# K={}\n", k);
+      int i = 0;
+      for (const auto& r : sweep.at("rows")) {
+        if (r.value("mask_width", 0) != k) continue;
+        const json& n = r.value("ncu", json::object());
+        auto v = [&](const json& j, const char* key) {
+          return j.contains(key) && j[key].is_number() ? fmt::format("{}", j[key].get<double>()) : std::string("NaN");
+        };
+        dat += fmt::format("{}\t{}x{}\t{}\t{}\t{}\t{}\n", i, r.value("block_x", 0), r.value("block_y", 0), v(r, "ms"),
+                           v(n, "achieved_occupancy_pct"), v(n, "dram_throughput_pct"), v(n, "registers_per_thread"));
+        ++i;
+      }
+      dat += "\n\n";
+    }
+    write_file_atomically(dir / "sweep.dat", dat);
+    std::string panels;
+    const char* titles[4][3] = {{"time (CUDA events)", "3", "ms"},
+                                {"achieved occupancy (Nsight Compute)", "4", "% of the SM's warp slots"},
+                                {"DRAM throughput (Nsight Compute)", "5", "% of peak"},
+                                {"registers per thread (Nsight Compute)", "6", "registers"}};
+    // Without Nsight Compute only the time panel has data (gnuplot refuses a plot of nothing).
+    const bool ncu_ok = !sweep.value("ncu", json::object()).contains("unavailable");
+    for (const auto& t : titles) {
+      if (!ncu_ok && std::string(t[1]) != "3") continue;
+      std::string lines;
+      int index = 0;
+      for (int k : masks) {
+        lines += fmt::format("{}\"sweep.dat\" index {} using 1:{}:xtic(2) with linespoints pt 7 lw 2 title \"K={}\"",
+                             lines.empty() ? "" : ", ", index++, t[1], k);
+      }
+      panels += fmt::format("set title \"{}\"\nset ylabel \"{}\"\nplot {}\n", t[0], t[2], lines);
+    }
+    gp += fmt::format(
+        "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
+        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
+        "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
+        "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
+        ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
+        ncu_ok ? "" : " (Nsight Compute unavailable: time only)", panels);
+    pngs.push_back("sweep.png");
+  }
+  write_file_atomically(dir / "bench.gp", gp);
+  return pngs;
+}
+
+}  // namespace convlab::grader

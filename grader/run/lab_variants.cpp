@@ -1,0 +1,95 @@
+#include "run/lab_variants.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
+#include "run/runner_call.hpp"
+#include "system/subprocess.hpp"
+
+namespace convlab::grader {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool VariantInfo::accepts(const CaseInfo& info) const {
+  if (info.problem != problem) return false;
+  if (problem == Problem::conv2d) {
+    return mask_widths.contains(info.conv2d.mask_width);
+  }
+  return info.layer.mask_width <= max_mask_width;
+}
+
+Problem LabVariants::problem() const {
+  return variants.empty() ? Problem::conv2d : variants.front().problem;
+}
+
+LabVariants parse_lab_variants(const json& j) {
+  if (j.value("format", "") != "convlab-lab-list" || j.value("version", 0) != 1) {
+    throw std::runtime_error("not a convlab-lab-list version 1 document");
+  }
+  LabVariants listing;
+  listing.lab = j.at("lab").get<std::string>();
+  for (const json& v : j.at("variants")) {
+    VariantInfo info;
+    info.name = v.at("name").get<std::string>();
+    const std::string problem = v.at("problem").get<std::string>();
+    if (problem == "conv2d") {
+      info.problem = Problem::conv2d;
+      try {
+        info.mask_widths = MaskWidths::of(v.at("mask_widths").get<std::vector<int>>());
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(fmt::format("variant {}: mask_widths: {}", info.name, e.what()));
+      }
+    } else if (problem == "conv_layer") {
+      info.problem = Problem::conv_layer;
+      info.max_mask_width = v.at("max_mask_width").get<int>();
+    } else {
+      throw std::runtime_error(fmt::format("variant {}: unknown problem '{}'", info.name, problem));
+    }
+    const std::string tol = v.at("tolerance").at("name").get<std::string>();
+    if (tol == "fp32") {
+      info.tolerance = Tolerance::fp32();
+    } else if (tol == "tf32") {
+      info.tolerance = Tolerance::tf32();
+    } else {
+      throw std::runtime_error(fmt::format("variant {}: unknown tolerance '{}'", info.name, tol));
+    }
+    listing.variants.push_back(std::move(info));
+  }
+  if (listing.variants.empty()) throw std::runtime_error("the lab lists no variants");
+  for (const VariantInfo& v : listing.variants) {
+    if (v.problem != listing.variants.front().problem) throw std::runtime_error("the variants solve different problems");
+  }
+  return listing;
+}
+
+std::optional<LabVariants> list_lab(const fs::path& exe, const fs::path& work_dir, std::string* error,
+                                   const std::optional<SandboxSpec>& sandbox) {
+  fs::create_directories(work_dir);
+  const fs::path json_path = work_dir / (exe.filename().string() + "-list.json");
+  fs::remove(json_path);
+  const ProcessResult p = run_process(
+      lab_sandbox_argv(sandbox, exe, {}, work_dir, {exe.string(), "--list", "--json", json_path.string()}),
+      std::chrono::seconds(60), work_dir.string());
+  auto fail = [&](const std::string& why) -> std::optional<LabVariants> {
+    if (error) *error = fmt::format("{} --list: {}", exe.filename().string(), why);
+    return std::nullopt;
+  };
+  if (p.spawn_failed || p.signaled || p.timed_out || p.exit_code != 0) {
+    return fail(fmt::format("{}: {}", p.describe(), p.output.substr(0, 300)));
+  }
+  std::error_code ec;
+  if (!fs::exists(json_path, ec) && !fs::is_symlink(json_path, ec)) {
+    return fail("wrote no list (an executable from before `--list --json`? rebuild it)");
+  }
+  try {
+    return parse_lab_variants(json::parse(read_file(json_path, kMaxTextFileBytes)));
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+
+}  // namespace convlab::grader

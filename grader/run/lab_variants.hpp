@@ -1,0 +1,51 @@
+// What a lab executable runs: its variants, the problem each solves, the mask widths it accepts
+// and the tolerance it is checked with — read from `labNN --list --json FILE`.
+//
+// The grader asks a trusted executable (the project's own build of the lab or its solution:
+// the list comes from common/src/lab_mains/labNN.cpp, which students do not edit), so a submission
+// cannot loosen its own tolerance.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convlab/compare.hpp"
+#include "convlab/dataset.hpp"
+#include "convlab/mask_widths.hpp"
+#include "system/sandbox.hpp"
+
+namespace convlab::grader {
+
+/// One variant (function) of a lab.
+struct VariantInfo {
+  std::string name;                 ///< "both_restrict"
+  Problem problem = Problem::conv2d;
+  MaskWidths mask_widths;           ///< conv2d: the K it accepts
+  int max_mask_width = 0;           ///< conv layer: the largest K it accepts
+  Tolerance tolerance = Tolerance::fp32();
+  /// Whether the runner runs this variant on `info` (it skips a mask width it does not accept).
+  [[nodiscard]] bool accepts(const CaseInfo& info) const;
+};
+
+/// The variants of one lab, in the order the runner runs them.
+struct LabVariants {
+  std::string lab;  ///< "lab01"
+  std::vector<VariantInfo> variants;
+  /// The problem of the lab's variants (a lab solves one problem).
+  [[nodiscard]] Problem problem() const;
+};
+
+/// Parses `{"format": "convlab-lab-list", "version": 1, ...}`. @throws std::runtime_error.
+LabVariants parse_lab_variants(const nlohmann::json& j);
+
+/// Runs `exe --list --json FILE` (FILE inside `work_dir`), in `sandbox` when given (a
+/// student's executable lists its variants like it runs: sandboxed). @returns nullopt with the
+/// reason in `error` if the executable does not run or its list is unreadable.
+std::optional<LabVariants> list_lab(const std::filesystem::path& exe, const std::filesystem::path& work_dir,
+                                   std::string* error, const std::optional<SandboxSpec>& sandbox = std::nullopt);
+
+}  // namespace convlab::grader

@@ -1,0 +1,90 @@
+// The rubric: how many points each lab is worth and how they are earned. The default is
+// grader/rubric.json; an instructor passes another with --rubric FILE.
+//
+// Correctness points are proportional to the runs (case × variant) that pass, or
+// all-or-nothing per lab ("scoring": "all_or_nothing"); a compute-sanitizer hazard zeroes them.
+// Performance points compare each variant's median time with the reference solution's, timed
+// on the same GPU in the same grading run on the rubric's performance case:
+// full points at time ≤ full_at_ratio × reference, none at ≥ zero_at_ratio ×, linear between;
+// the lab's share is the mean over its variants. Variants a lab lists as "stretch" cost nothing
+// while they are stubs and earn a bonus line when they pass (LabPoints::stretch).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "convlab/file_reader.hpp"
+#include "convlab/shapes.hpp"
+
+namespace convlab::grader {
+
+/// A rubric that cannot be used; what() names the file and the field, e.g.
+/// "rubric grader/rubric.json: labs.03.performance: expected a number ≥ 0, got \"x\"".
+struct RubricError : LoadError {
+  using LoadError::LoadError;
+};
+
+/// Version of the rubric format this grader reads.
+inline constexpr int kRubricVersion = 1;
+
+/// Points of one lab.
+struct LabPoints {
+  double correctness = 0;
+  double performance = 0;
+  /// Stretch variants ("stretch": ["tf32_tensor_core"]): a stretch variant whose runs all report
+  /// "not implemented" (still the stub) is left out of the lab's runs and speed mean, so it costs
+  /// nothing; one that passes every run earns a bonus line in the reports (no extra points, so
+  /// the maximum stays 10 per lab). A stretch variant that is attempted but wrong counts as any
+  /// other variant.
+  std::vector<std::string> stretch;
+  /// True when `variant` is one of this lab's stretch variants.
+  [[nodiscard]] bool is_stretch(const std::string& variant) const;
+};
+
+/// A parsed, validated rubric.
+struct Rubric {
+  std::string source;                    ///< the file it came from
+  std::string name;                      ///< the rubric's own "name"
+  std::map<std::string, LabPoints> labs; ///< by lab number, "01"
+  bool proportional = true;              ///< correctness: proportional (true) or all-or-nothing
+  bool sanitizer_hazard_zeroes = true;   ///< a memcheck/racecheck finding zeroes correctness
+  double full_at_ratio = 1.25;           ///< time/reference at or below which performance is full
+  double zero_at_ratio = 4.0;            ///< time/reference at or above which performance is 0
+  bool performance_requires_full_correctness = true;  ///< no speed points for a wrong lab
+  Conv2dShape conv2d_case;               ///< the image every conv2d lab is timed on
+  std::uint64_t conv2d_seed = 0;
+  ConvLayerShape conv_layer_case;        ///< the layer lab 06 is timed on
+  std::uint64_t conv_layer_seed = 0;
+
+  /// The points of lab `number`. @throws RubricError if the rubric has none for it.
+  [[nodiscard]] const LabPoints& points(const std::string& number) const;
+  /// Performance share of one variant for time / reference time `ratio`, in [0, 1].
+  [[nodiscard]] double performance_fraction(double ratio) const;
+  /// Correctness points for `passed` of `runs` runs (0 when `hazard` and the rubric says so).
+  [[nodiscard]] double correctness_points(const std::string& number, int passed, int runs, bool hazard) const;
+  /// Why a lab with `passed` of `runs` runs correct (and a sanitizer `hazard` or not) earns no
+  /// speed points and is not timed ("no performance points: 2 of 24 correctness runs failed"),
+  /// or nullopt when it is timed.
+  [[nodiscard]] std::optional<std::string> performance_gate(int passed, int runs, bool hazard) const;
+  /// Performance points of lab `number`: its points times the mean of its variants' shares
+  /// (performance_fraction of each; none timed: 0).
+  [[nodiscard]] double performance_points(const std::string& number, const std::vector<double>& fractions) const;
+};
+
+/// Parses and validates a rubric document; `source` names it in errors. @throws RubricError.
+Rubric parse_rubric(const nlohmann::json& j, const std::string& source);
+
+/// Reads and validates a rubric file. @throws RubricError (also for unreadable or bad JSON).
+Rubric load_rubric(const std::filesystem::path& file);
+
+/// The default rubric, grader/rubric.json in the source tree.
+std::filesystem::path default_rubric_path();
+
+}  // namespace convlab::grader
