@@ -14,7 +14,7 @@ endif()
 find_package(CLI11 2 CONFIG REQUIRED)
 find_package(nlohmann_json 3 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
-if(CONVLAB_BUILD_TESTS)
+if(CONVLAB_WITH_TESTS)
   find_package(Catch2 2 CONFIG REQUIRED)
 endif()
 find_path(CONVLAB_STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)  # searches .deps/include too

@@ -76,11 +76,15 @@ if(TARGET lab07)
 endif()
 if(TARGET convlab_solution07_kernels)
   target_compile_definitions(convlab_solution07_kernels PRIVATE CONVLAB_LAB07_ORIGIN="solutions")
-  # The launcher (the same file as the lab's) reports unwritten steps with not_implemented(),
-  # which the runner library defines: programs that link the kernels without the runner (the
-  # benchmarks) need it too.
-  target_link_libraries(convlab_solution07_kernels PUBLIC convlab::runner)
 endif()
+# Labs 06 and 07: the launchers (the same files as the labs') report unwritten steps with
+# not_implemented(), which the runner library defines: programs that link the kernels without the
+# runner (the benchmarks, the GPU tests) need it too.
+foreach(_stepped_kernels convlab_solution06_kernels convlab_solution07_kernels)
+  if(TARGET ${_stepped_kernels})
+    target_link_libraries(${_stepped_kernels} PUBLIC convlab::runner)
+  endif()
+endforeach()
 # Lab 07 compiles configurations at run time from its own kernel source: a copy of it goes beside
 # each lab 07 executable (bin/lab07.kernel.cuh), which the grader's sandbox shows the lab.
 foreach(_lab07_kind lab solution)

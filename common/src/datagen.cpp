@@ -7,6 +7,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "convlab/lab06_config.hpp"
+
 namespace convlab {
 namespace {
 
@@ -134,6 +136,18 @@ std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int m
     Conv2dSpec s = c2(h, w, k, case_seed, fmt::format("random case {} of set {}", i, seed));
     s.name = fmt::format("r{:03d}_{}", i, s.name);
     specs.push_back(s);
+  }
+  return specs;
+}
+
+std::vector<ConvLayerSpec> bench_conv_layer_specs(std::uint64_t seed) {
+  std::vector<ConvLayerSpec> specs;
+  for (const lab06::BenchLayer& l : lab06::bench_layers()) {
+    const ConvLayerShape& s = l.shape;
+    ConvLayerSpec spec = cl(s.batch, s.channels, s.filters, s.height, s.width, s.mask_width, s.stride, s.padding,
+                            s.dilation, seed + specs.size(), fmt::format("conv_layer_bench's layer {}", l.name));
+    spec.name = "bench_" + spec.name;
+    specs.push_back(std::move(spec));
   }
   return specs;
 }

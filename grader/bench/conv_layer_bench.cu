@@ -56,6 +56,9 @@ namespace {
 
 using convlab::ConvLayerArgs;
 using convlab::ConvLayerShape;
+using convlab::lab06::BenchLayer;
+using convlab::lab06::bench_layers;
+using convlab::lab06::conv_layer;
 using convlab::DeviceBuffer;
 using nlohmann::json;
 using convlab::bench::fill_uniform;
@@ -109,18 +112,10 @@ struct Layer {
   ConvLayerShape shape;
 };
 
-ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
-  ConvLayerShape x;
-  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
-  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
-  return x;
-}
-
 std::vector<Layer> default_layers() {
-  return {{"B32 C64→64 56×56 K3 P1", layer(32, 64, 64, 56, 56, 3, 1, 1, 1)},
-          {"B32 C256→256 14×14 K3 P1", layer(32, 256, 256, 14, 14, 3, 1, 1, 1)},
-          {"B16 C3→64 224×224 K7 S2 P3", layer(16, 3, 64, 224, 224, 7, 2, 3, 1)},
-          {"B8 C128→128 128×128 K3 P1", layer(8, 128, 128, 128, 128, 3, 1, 1, 1)}};
+  std::vector<Layer> out;
+  for (const BenchLayer& l : bench_layers()) out.push_back({l.name, l.shape});  // convlab/lab06_config.hpp
+  return out;
 }
 
 struct Measurement {
@@ -393,7 +388,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       auto v = [&](int i) { return std::stoi(m[i]); };
-      const ConvLayerShape s = layer(v(1), v(2), v(3), v(4), v(5), v(6), v(7), v(8), v(9));
+      const ConvLayerShape s = conv_layer(v(1), v(2), v(3), v(4), v(5), v(6), v(7), v(8), v(9));
       layers.push_back({s.describe(), s});
     }
   }

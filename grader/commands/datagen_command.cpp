@@ -63,6 +63,7 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
     std::string masks = "1,3,5,7,9,11,13,15,17";
     std::string shape;
     bool no_expected = false;
+    bool bench_layers = false;
     bool force = false;
   };
   auto args = std::make_shared<Args>();
@@ -76,12 +77,18 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
   cmd->add_option("--shape", args->shape, "HxW: one conv2d case of this size per mask width (e.g. 8192x8192)");
   cmd->add_flag("--no-expected", args->no_expected, "skip the CPU reference (cases for timing only)");
+  cmd->add_flag("--bench-layers", args->bench_layers,
+                "the four layers conv_layer_bench measures, as conv-layer cases (seeds --seed, --seed + 1, ...): "
+                "time your lab 06 steps on them with lab06 DIR; add --no-expected, their CPU reference takes minutes");
   cmd->add_flag("--force", args->force,
                 "write into a folder that already holds cases (a case of the same name is replaced, with no file "
                 "of the old one left beside it; other cases stay)");
   cmd->callback([args, &exit_code] {
     const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
                                                                             : std::filesystem::path(args->out);
+    if (args->public_set && args->bench_layers) {
+      throw CLI::ValidationError("--bench-layers", "is a set of its own: give it without --public");
+    }
     if (args->public_set) {
       if (!may_write_into(out, args->force)) {
         exit_code = kUsageError;
@@ -93,6 +100,18 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
       return;
     }
     if (args->out.empty()) throw CLI::ValidationError("--out", "a random set needs --out DIR (and --seed N)");
+    if (args->bench_layers) {
+      if (!may_write_into(out, args->force)) {
+        exit_code = kUsageError;
+        return;
+      }
+      const std::vector<ConvLayerSpec> specs = bench_conv_layer_specs(args->seed);
+      for (const ConvLayerSpec& s : specs) write_case(out / "conv_layer" / s.name, generate_case(s, !args->no_expected));
+      fmt::print("wrote the {} layers of conv_layer_bench from seed {} under {}\n", specs.size(), args->seed,
+                 (out / "conv_layer").string());
+      exit_code = kGraded;
+      return;
+    }
     if (args->problem == "conv2d") {
       MaskWidths masks;
       try {

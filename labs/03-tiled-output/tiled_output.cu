@@ -28,20 +28,30 @@ tiled_output_kernel(const float* __restrict__ N, float* __restrict__ P, int heig
   static_assert(TILE_WIDTH >= 1 && TILE_WIDTH * TILE_WIDTH <= 1024,
                 "a block holds at most 1024 threads");
   // K is only known at run time, so the shared array is sized for the largest mask; a call
-  // with mask width K uses its top-left IN_TILE×IN_TILE corner.
+  // with mask width K uses its first IN_TILE² floats.
   constexpr int MAX_IN_TILE = TILE_WIDTH + MAX_MASK_WIDTH - 1;
   static_assert(MAX_IN_TILE * MAX_IN_TILE * sizeof(float) <= 48 * 1024,
                 "the input tile must fit in 48 KB of static shared memory");
-  __shared__ float tile[MAX_IN_TILE][MAX_IN_TILE];
-  // TODO(step 1): load the IN_TILE×IN_TILE input tile, IN_TILE = TILE_WIDTH + mask_width - 1,
-  //               whose element (0, 0) is image pixel (blockIdx.y·TILE_WIDTH - r,
-  //               blockIdx.x·TILE_WIDTH - r), r = (mask_width-1)/2. With tid = ty·TILE_WIDTH + tx:
-  //                 for (i = tid; i < IN_TILE²; i += TILE_WIDTH²): tile element (i / IN_TILE,
-  //                 i % IN_TILE) gets its image pixel, or 0 for a ghost cell (do not read N there).
+  // The IN_TILE×IN_TILE input tile, stored densely with a row pitch of IN_TILE (not
+  // MAX_IN_TILE): tile element (tr, tc) is tile[tr·IN_TILE + tc].
+  __shared__ float tile[MAX_IN_TILE * MAX_IN_TILE];  // tile[IN_TILE·IN_TILE] in use
+
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int r = (mask_width - 1) / 2;               // halo width
+  const int in_tile = TILE_WIDTH + mask_width - 1;  // IN_TILE
+  const int row0 = blockIdx.y * TILE_WIDTH - r;     // image position of tile element (0, 0)
+  const int col0 = blockIdx.x * TILE_WIDTH - r;
+  // TODO(step 1): load the tile. With tid = ty·TILE_WIDTH + tx:
+  //                 for (i = tid; i < in_tile·in_tile; i += TILE_WIDTH²): element i of the tile is
+  //                 (tr, tc) = (i / in_tile, i % in_tile), image pixel (row0 + tr, col0 + tc);
+  //                 store that pixel at tile[i], or 0 for a ghost cell (do not read N there).
   // TODO(step 2): __syncthreads(): every element must be in place before anyone reads it.
   // TODO(step 3): a thread whose output (blockIdx.y·TILE_WIDTH + ty, blockIdx.x·TILE_WIDTH + tx)
-  //               is inside the image sums tile[ty+p][tx+q] · M_c[p·K+q] and writes P.
-  (void)tile, (void)M_c, (void)N, (void)P, (void)height, (void)width, (void)mask_width;
+  //               is inside the image sums tile element (ty+p, tx+q), tile[(ty+p)·in_tile + tx+q],
+  //               times M_c[p·K+q] over the K×K taps, and writes P.
+  (void)tile, (void)M_c, (void)N, (void)P, (void)height, (void)width, (void)tx, (void)ty, (void)in_tile,
+      (void)row0, (void)col0;
 }
 
 }  // namespace

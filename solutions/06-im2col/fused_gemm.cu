@@ -41,13 +41,16 @@ Geometry make_geometry(const ConvLayerShape& s) {
           s.filters,  Ho,       Wo,      Ho * Wo,      s.channels * s.mask_width * s.mask_width};
 }
 
+// ==== BEGIN STEP 2: unrolling fused into the GEMM ====
+inline constexpr bool kStep2Written = true;  // true once fused_gemm_kernel is written
+
 // Block (bx, by, b) computes the TILE_WIDTH×TILE_WIDTH tile of Y[b] (rows m = filters, columns
 // n = h·Wo + w). Thread (ty, tx) loads As[ty][tx] = W[m][k] and Bs[ty][tx] = X_unroll[k][n] of
 // each tile, the latter gathered from X.
 __global__ void __launch_bounds__(TILE_WIDTH* TILE_WIDTH)
 fused_gemm_kernel(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g) {
-  __shared__ float As[TILE_WIDTH][TILE_WIDTH];
-  __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];
+  __shared__ float As[TILE_WIDTH][TILE_WIDTH];  // As[ty][tx] = W[row][t·T + tx] of phase t
+  __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];  // Bs[ty][tx] = X_unroll[t·T + ty][col], gathered from X
   const int b = blockIdx.z;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = blockIdx.y * TILE_WIDTH + ty;  // filter m
@@ -85,10 +88,15 @@ fused_gemm_kernel(const float* __restrict__ X, const float* __restrict__ Wt, flo
   }
   if (row < g.M && col < g.HoWo) Y[(static_cast<long long>(b) * g.M + row) * g.HoWo + col] = sum;
 }
+// ==== END STEP 2 ====
 
 }  // namespace
 
 void conv_layer_fused_gemm(const ConvLayerArgs& a) {
+  if (!kStep2Written) {
+    return not_implemented("lab06 step 2 (unrolling fused into the GEMM): write fused_gemm_kernel, then set "
+                           "kStep2Written = true");
+  }
   const Geometry g = make_geometry(a.shape);
   if (a.shape.batch > 65535) throw std::invalid_argument("lab06 step 2: at most 65535 images (gridDim.z)");
   const dim3 block(TILE_WIDTH, TILE_WIDTH);

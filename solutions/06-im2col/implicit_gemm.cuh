@@ -1,31 +1,45 @@
 /// @file implicit_gemm.cuh
-/// @brief What step 3 (register_tiled_gemm.cu) and the TF32 stretch step (tf32_gemm.cu) share:
-///        the layer's geometry, the per-column and per-row decoding of the conceptual unrolled
-///        matrix, asynchronous global→shared copies, and the slice loader built from them.
+/// @brief Lab 06, step 3 (reference): what the four sub-steps and the TF32 stretch step share.
+///        The layer seen as one GEMM over the whole batch, the index arithmetic of the conceptual
+///        unrolled matrix without a division per element, the copies into shared memory (plain
+///        or cp.async), and the slice loader built from them.
 ///
-/// The conceptual unrolled matrix of the whole batch has rows k = c·K·K + p·K + q (C·K·K of them)
-/// and columns n = b·Ho·Wo + h·Wo + w (B·Ho·Wo of them); element (k, n) is
-/// X[b][c][h·S-P+p·D][w·S-P+q·D], zero outside X. A kernel that gathers a tile of it decodes each
-/// of its columns once (ColumnOrigin) and walks the rows with a cursor (RowCursor), so the inner
-/// loop does no division.
+/// Same file as labs/06-im2col/implicit_gemm.cuh, with step 3a's index functions written.
 #pragma once
 
 #include <climits>
 #include <stdexcept>
 
+#include "convlab/lab06_config.hpp"
 #include "convlab/lab_api.cuh"
 
 namespace convlab::lab06::gemm {
 
-// The layer as the kernels see it (ints, derived sizes precomputed on the host).
+// The conceptual unrolled matrix of the whole batch, C·K·K × B·Ho·Wo:
+//
+//              column n = b·Ho·Wo + h·Wo + w  (output (h, w) of image b)
+//            +------------------------------------------------------------+
+//   row k =  |                                                            |
+//   c·K·K    |      element (k, n) = X[b][c][h·S-P+p·D][w·S-P+q·D]        |
+//   + p·K    |                       (0 outside X: a padding tap)         |
+//   + q      |                                                            |
+//            +------------------------------------------------------------+
+//
+// Y (as an M × B·Ho·Wo matrix) = W (M × C·K·K) · this matrix; column n of Y is Y[b][·][h][w].
+
+/// Each thread of a step-3 kernel owns a TM×TN register tile of outputs.
+inline constexpr int TM = 8;  ///< rows of the register tile (filters m)
+inline constexpr int TN = 8;  ///< columns of the register tile (output positions n)
+
+/// The layer as the kernels see it (ints, derived sizes precomputed on the host).
 struct Geometry {
-  int C, H, W, K, S, P, D;  // input channels and size, mask width, stride, padding, dilation
-  int M, Ho, Wo;            // filters, output size
-  int HW, CHW, KK;          // H·W, C·H·W, K·K
-  int HoWo;                 // GEMM columns per image
-  int Kdim;                 // C·K·K, the GEMM's reduction length
-  int N;                    // B·Ho·Wo, the GEMM's columns over the whole batch
-  int step_c, step_p, step_q;  // the slice depth BK written as c·K·K + p·K + q (q, p < K)
+  int C, H, W, K, S, P, D;  ///< input channels and size, mask width, stride, padding, dilation
+  int M, Ho, Wo;            ///< filters, output size
+  int HW, CHW, KK;          ///< H·W, C·H·W, K·K
+  int HoWo;                 ///< GEMM columns per image
+  int Kdim;                 ///< C·K·K, the GEMM's reduction length (rows of the unrolled matrix)
+  int N;                    ///< B·Ho·Wo, the GEMM's columns over the whole batch
+  int step_c, step_p, step_q;  ///< the slice depth BK written as c·K·K + p·K + q (q, p < K)
 };
 
 /// The Geometry of a layer, for kernels that walk the reduction in slices of `bk`.
@@ -51,73 +65,22 @@ inline Geometry make_geometry(const ConvLayerShape& s, int bk) {
   return g;
 }
 
-// Where a column's unrolled inputs come from, decoded once per thread.
+/// Where column n's unrolled inputs come from, decoded once per thread (decode_column).
 struct ColumnOrigin {
-  int base;  // offset of X[b][0][h·S-P][w·S-P] (may be negative: only added to in-bounds taps)
-  int ih0;   // h·S-P, the input row of tap p = 0 (a huge negative value for a column past N)
-  int iw0;   // w·S-P
+  int base;  ///< offset of X[b][0][h·S-P][w·S-P] (may be negative: only added to in-bounds taps)
+  int ih0;   ///< h·S-P, the input row of tap p = 0 (a huge negative value for a column n ≥ N)
+  int iw0;   ///< w·S-P, the input column of tap q = 0
 };
 
-// The (c, p, q) of one unrolled row k = c·K·K + p·K + q, advanced by a fixed step with carries.
+/// The (c, p, q) of unrolled row k = c·K·K + p·K + q (row_cursor), moved on by a slice depth
+/// without a division (advance_cursor).
 struct RowCursor {
   int c, p, q;
-  __device__ void set(int k, const Geometry& g) {
-    c = k / g.KK;
-    const int r = k - c * g.KK;
-    p = r / g.K;
-    q = r - p * g.K;
-  }
-  // Adds (dc, dp, dq) = the step written in the radix (·, K, K): dq < K and dp < K, so one
-  // carry per digit suffices.
-  __device__ void advance(int dc, int dp, int dq, int K) {
-    q += dq;
-    p += dp;
-    c += dc;
-    if (q >= K) q -= K, ++p;
-    if (p >= K) p -= K, ++c;
-  }
 };
 
-// ---- Asynchronous copies (sm_80+): global → shared without a trip through registers ----------
-
-// Copies one float; when `inside` is false nothing is read and the shared word is zero-filled
-// (the zero padding of the convolution, and the ragged edges of the GEMM).
-// `gmem` must be a valid address either way (pass the tensor's base when `inside` is false).
-// Before sm_80 there is no cp.async: the copy is an ordinary load and store, and the commit and
-// wait below do nothing.
-__device__ __forceinline__ void copy_async_or_zero(float* smem, const float* gmem, bool inside) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 4 : 0));
-#else
-  *smem = inside ? __ldg(gmem) : 0.0f;
-#endif
-}
-/// The same copy, asynchronous (ASYNC: cp.async, step 3c) or an ordinary load and store
-/// through a register (steps 3a and 3b), chosen at compile time.
-template <bool ASYNC>
-__device__ __forceinline__ void copy_or_zero(float* smem, const float* gmem, bool inside) {
-  if constexpr (ASYNC) {
-    copy_async_or_zero(smem, gmem, inside);
-  } else {
-    *smem = inside ? __ldg(gmem) : 0.0f;
-  }
-}
-__device__ __forceinline__ void copy_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-/// Waits until at most `pending` of this thread's committed groups are still in flight.
-template <int pending>
-__device__ __forceinline__ void copy_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
-#endif
-}
-
-
-/// The origin of column n of the unrolled matrix (see ColumnOrigin).
+// ==== BEGIN STEP 3a: register tiles ====
+/// The origin of column n (see ColumnOrigin). A column past the matrix's edge (n ≥ g.N) gets
+/// ih0 = INT_MIN / 2, so that every one of its taps fails locate()'s row test and is a zero.
 __device__ __forceinline__ ColumnOrigin decode_column(int n, const Geometry& g) {
   ColumnOrigin o;
   if (n < g.N) {
@@ -129,15 +92,35 @@ __device__ __forceinline__ ColumnOrigin decode_column(int n, const Geometry& g) 
     o.iw0 = w * g.S - g.P;
     o.base = b * g.CHW + o.ih0 * g.W + o.iw0;
   } else {
-    o.ih0 = INT_MIN / 2;  // every tap of it fails the row test: zeros
+    o.ih0 = INT_MIN / 2;
     o.iw0 = 0;
     o.base = 0;
   }
   return o;
 }
 
-/// Where element (row of `cur`, column of `col`) of the unrolled matrix lies in X, and whether
-/// it lies inside X at all (else it is a padding zero, or past the matrix's edge).
+/// The cursor of row k: the only divisions of the loader, once per thread.
+__device__ __forceinline__ RowCursor row_cursor(int k, const Geometry& g) {
+  RowCursor cur;
+  cur.c = k / g.KK;
+  const int r = k - cur.c * g.KK;
+  cur.p = r / g.K;
+  cur.q = r - cur.p * g.K;
+  return cur;
+}
+
+/// Moves the cursor on by the slice depth, which g.step_* give in the radix (·, K, K): q and p
+/// each carry at most once, because step_q < K and step_p < K.
+__device__ __forceinline__ void advance_cursor(RowCursor& cur, const Geometry& g) {
+  cur.q += g.step_q;
+  cur.p += g.step_p;
+  cur.c += g.step_c;
+  if (cur.q >= g.K) cur.q -= g.K, ++cur.p;
+  if (cur.p >= g.K) cur.p -= g.K, ++cur.c;
+}
+
+/// Element (row of `cur`, column of `col`) of the unrolled matrix: its offset in X, and whether
+/// it lies inside X at all (false: a padding zero, or past the matrix's edge; nothing is read).
 __device__ __forceinline__ bool locate(const RowCursor& cur, const ColumnOrigin& col, const Geometry& g,
                                        int* offset) {
   const int dy = cur.p * g.D;
@@ -148,15 +131,79 @@ __device__ __forceinline__ bool locate(const RowCursor& cur, const ColumnOrigin&
   return cur.c < g.C && static_cast<unsigned>(ih) < static_cast<unsigned>(g.H) &&
          static_cast<unsigned>(iw) < static_cast<unsigned>(g.W);
 }
+// ==== END STEP 3a ====
 
-/// Copies a block's GEMM operands into shared memory one BK-deep slice at a time, with cp.async:
-///   A: BM filters × BK rows of W (row-major M × Kdim), stored transposed As[k][m]; thread t
-///      copies k = t % BK, m = t / BK + i·(THREADS / BK);
-///   B: BK rows × BN columns of the unrolled input, gathered from X, Bs[k][n]; warp w copies rows
-///      w, w + WARPS, ..., lane l columns l, l + 32, ... (a warp reads 32 consecutive output
-///      positions: consecutive input addresses when S = 1).
-/// Slices must be issued in increasing order from `first_slice`: the row cursors advance by BK
-/// each time.
+// ---- Copies into shared memory -----------------------------------------------------------------
+//
+// cp.async (sm_80+) copies global → shared without a trip through a register, and returns at
+// once: the copy lands later. A thread groups the copies it has issued (commit), and waits until
+// at most N of its groups are still in flight (wait N); a __syncthreads() after the wait makes
+// every thread's copies visible to the block. What the wrappers wrap (PTX ISA, "cp.async"):
+//   __cvta_generic_to_shared(p)                   the 32-bit shared-memory address of pointer p
+//   cp.async.ca.shared.global [dst], [src], 4, n  copy 4 bytes; read only n of them (n = 0:
+//                                                 write 4 zero bytes, read nothing)
+//   cp.async.commit_group / cp.async.wait_group N
+// (cp.async.cg caches in L2 only and takes 16-byte copies alone; ours are 4 bytes, so .ca.)
+
+/// Copies one float; when `inside` is false nothing is read and the shared word becomes 0 (the
+/// zero padding of the convolution, the ragged edges of the GEMM). `gmem` must be a valid
+/// address either way: pass the tensor's base when `inside` is false. Before sm_80 there is no
+/// cp.async: an ordinary load and store (and commit and wait do nothing).
+__device__ __forceinline__ void copy_async_or_zero(float* smem, const float* gmem, bool inside) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 4 : 0));
+#else
+  *smem = inside ? __ldg(gmem) : 0.0f;
+#endif
+}
+
+/// Closes the group of the copies this thread issued since the last commit.
+__device__ __forceinline__ void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/// Waits until at most `pending` of this thread's committed groups are still in flight.
+template <int pending>
+__device__ __forceinline__ void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
+#endif
+}
+
+/// The same copy, asynchronous (ASYNC: cp.async, steps 3c and 3d) or an ordinary load through a
+/// register and a store, done when the call returns (steps 3a and 3b).
+template <bool ASYNC>
+__device__ __forceinline__ void copy_or_zero(float* smem, const float* gmem, bool inside) {
+  if constexpr (ASYNC) {
+    copy_async_or_zero(smem, gmem, inside);
+  } else {
+    *smem = inside ? __ldg(gmem) : 0.0f;
+  }
+}
+
+// ---- The slice loader ----------------------------------------------------------------------------
+
+/// Copies a block's two GEMM operands into shared memory, one BK-deep slice of the reduction at a
+/// time (slice kt is unrolled rows kt·BK .. kt·BK + BK - 1). Who copies what, for THREADS threads:
+///
+///   A, W's BM×BK slice (W is M × C·K·K row-major): thread t copies column k = t % BK of rows
+///      m = t / BK + i·(THREADS/BK), i < A_PER_THREAD (a warp reads 32/BK rows, BK floats each);
+///   B, the unrolled matrix's BK×BN slice, gathered from X: warp w copies rows
+///      k = w + WARPS·r (r < B_ROWS), lane l columns n = l + 32·j (j < B_COLS):
+///
+///               n0 + lane + 32·j:   j = 0              j = 1             ...  (BN/32 of them)
+///        row w              [ lanes 0 .. 31 ][ lanes 0 .. 31 ] ...
+///        row w + WARPS      [ lanes 0 .. 31 ][ lanes 0 .. 31 ] ...
+///
+///      so a warp reads 32 consecutive output positions: consecutive addresses of X when S = 1.
+///
+/// A thread's B columns never change: it decodes them once (decode_column). Its B rows move on by
+/// BK per slice: one cursor per row (row_cursor, then advance_cursor after each slice), so the
+/// loader does no division per element. Slices must be copied in increasing order from
+/// `first_slice`.
 template <int BM, int BN, int BK, int THREADS>
 struct SliceLoader {
   static constexpr int WARPS = THREADS / 32;
@@ -167,8 +214,8 @@ struct SliceLoader {
   static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
   static_assert(BK % WARPS == 0 && BN % 32 == 0, "the B slice splits evenly over warps and lanes");
 
-  ColumnOrigin col[B_COLS];  // this thread's B columns, decoded once
-  RowCursor cur[B_ROWS];     // one cursor per B row this thread copies
+  ColumnOrigin col[B_COLS];  // col[j]: column n0 + lane + 32·j, decoded once
+  RowCursor cur[B_ROWS];     // cur[r]: row (next slice)·BK + warp + WARPS·r
   int a_k, a_m, m0, lane, warp;
 
   __device__ SliceLoader(const Geometry& g, int block_m0, int block_n0, int first_slice) {
@@ -181,14 +228,26 @@ struct SliceLoader {
 #pragma unroll
     for (int j = 0; j < B_COLS; ++j) col[j] = decode_column(block_n0 + lane + 32 * j, g);
 #pragma unroll
-    for (int r = 0; r < B_ROWS; ++r) cur[r].set(first_slice * BK + warp + WARPS * r, g);
+    for (int r = 0; r < B_ROWS; ++r) cur[r] = row_cursor(first_slice * BK + warp + WARPS * r, g);
   }
 
-  /// Starts the copies of slice kt into one stage of the shared tiles (rows padded to A_LD, B_LD);
-  /// ASYNC = false: ordinary loads and stores, done when issue() returns.
-  template <bool ASYNC = true, int A_LD, int B_LD>
-  __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
-                        const Geometry& g) {
+  /// W's slice kt into As[m][k] = W[m0 + m][kt·BK + k] (step 3a), 0 past the matrix's edges.
+  template <bool ASYNC, int A_LD>
+  __device__ void copy_a(int kt, float (&As)[BM][A_LD], const float* Wt, const Geometry& g) const {
+    const int k = kt * BK + a_k;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; ++i) {
+      const int m = m0 + a_m + i * (THREADS / BK);
+      const bool ok = m < g.M && k < g.Kdim;
+      copy_or_zero<ASYNC>(&As[a_m + i * (THREADS / BK)][a_k], ok ? Wt + m * g.Kdim + k : Wt, ok);
+    }
+  }
+
+  /// W's slice kt transposed, As[k][m] = W[m0 + m][kt·BK + k] (steps 3b–3d): a thread's weights of
+  /// one k are then consecutive floats. With A_LD = BM + 4 a warp's stores (BK values of k ×
+  /// 32/BK values of m) hit 32 different banks when BK = 8.
+  template <bool ASYNC, int A_LD>
+  __device__ void copy_a_transposed(int kt, float (&As)[BK][A_LD], const float* Wt, const Geometry& g) const {
     const int k = kt * BK + a_k;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; ++i) {
@@ -196,6 +255,12 @@ struct SliceLoader {
       const bool ok = m < g.M && k < g.Kdim;
       copy_or_zero<ASYNC>(&As[a_k][a_m + i * (THREADS / BK)], ok ? Wt + m * g.Kdim + k : Wt, ok);
     }
+  }
+
+  /// The unrolled matrix's slice into Bs[k][n] = element (kt·BK + k, n0 + n), gathered from X;
+  /// then moves the row cursors on to the next slice.
+  template <bool ASYNC, int B_LD>
+  __device__ void copy_b(float (&Bs)[BK][B_LD], const float* X, const Geometry& g) {
 #pragma unroll
     for (int r = 0; r < B_ROWS; ++r) {
 #pragma unroll
@@ -204,8 +269,16 @@ struct SliceLoader {
         const bool inside = locate(cur[r], col[j], g, &offset);
         copy_or_zero<ASYNC>(&Bs[warp + WARPS * r][lane + 32 * j], inside ? X + offset : X, inside);
       }
-      cur[r].advance(g.step_c, g.step_p, g.step_q, g.K);
+      advance_cursor(cur[r], g);
     }
+  }
+
+  /// Both operands of slice kt, A transposed (steps 3b–3d and the TF32 stretch step).
+  template <bool ASYNC = true, int A_LD, int B_LD>
+  __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
+                        const Geometry& g) {
+    copy_a_transposed<ASYNC>(kt, As, Wt, g);
+    copy_b<ASYNC>(Bs, X, g);
   }
 };
 

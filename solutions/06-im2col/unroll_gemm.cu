@@ -27,8 +27,8 @@
 
 #include "convlab/ceil_div.hpp"
 #include "convlab/device_buffer.cuh"
+#include "convlab/lab06_config.hpp"
 #include "convlab/lab_api.cuh"
-#include "lab06_extras.cuh"
 
 namespace convlab::lab06 {
 namespace {
@@ -54,7 +54,10 @@ Geometry make_geometry(const ConvLayerShape& s) {
           s.filters,  Ho,       Wo,      Ho * Wo,      s.channels * s.mask_width * s.mask_width};
 }
 
-// One thread per (image, c, h, w): it copies the K·K inputs output (h, w) needs from channel c
+// ==== BEGIN STEP 1: explicit unroll + tiled GEMM ====
+inline constexpr bool kStep1Written = true;  // true once unroll_kernel and tiled_gemm_kernel are written
+
+// Step 1a. One thread per (image, c, h, w): it copies the K·K inputs output (h, w) needs from channel c
 // into rows c·K·K .. c·K·K + K·K - 1 of column h·Wo + w. Consecutive threads take consecutive
 // w, so both the reads (stride S) and the writes (stride 1) are coalesced.
 __global__ void __launch_bounds__(UNROLL_THREADS)
@@ -82,13 +85,13 @@ unroll_kernel(const float* __restrict__ X, float* __restrict__ X_unroll, Geometr
   }
 }
 
-// The lecture's tiled matrix multiply, C = A·B with A: rows×inner, B: inner×cols, C: rows×cols,
+// Step 1b. The lecture's tiled matrix multiply, C = A·B with A: rows×inner, B: inner×cols, C: rows×cols,
 // all row-major; blockIdx.z selects the image (B and C advance by one image's matrix).
 __global__ void __launch_bounds__(TILE_WIDTH* TILE_WIDTH)
 tiled_gemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
                   int inner, int cols) {
-  __shared__ float As[TILE_WIDTH][TILE_WIDTH];
-  __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];
+  __shared__ float As[TILE_WIDTH][TILE_WIDTH];  // As[ty][tx] = A[row][t·T + tx] of phase t
+  __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];  // Bs[ty][tx] = B[t·T + ty][col]
   B += static_cast<long long>(blockIdx.z) * inner * cols;
   C += static_cast<long long>(blockIdx.z) * rows * cols;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -107,6 +110,7 @@ tiled_gemm_kernel(const float* __restrict__ A, const float* __restrict__ B, floa
   }
   if (row < rows && col < cols) C[static_cast<long long>(row) * cols + col] = sum;
 }
+// ==== END STEP 1 ====
 
 void launch_unroll(const ConvLayerArgs& a, const Geometry& g, float* x_unroll, int first_image, int images) {
   const int total = images * g.C * g.HoWo;
@@ -127,18 +131,11 @@ float* unroll_buffer(std::size_t elements) {
 
 }  // namespace
 
-void unroll_input(const ConvLayerArgs& a, float* x_unroll, int first_image, int images) {
-  const Geometry g = make_geometry(a.shape);
-  if (first_image < 0 || images < 1 || first_image + images > a.shape.batch) {
-    throw std::invalid_argument("lab06 unroll_input: images out of range");
-  }
-  if (static_cast<long long>(images) * g.Kdim * g.HoWo > INT_MAX) {
-    throw std::invalid_argument("lab06 unroll_input: too many images for one call");
-  }
-  launch_unroll(a, g, x_unroll, first_image, images);
-}
-
 void conv_layer_unroll_gemm(const ConvLayerArgs& a) {
+  if (!kStep1Written) {
+    return not_implemented("lab06 step 1 (explicit unroll + tiled GEMM): write unroll_kernel and tiled_gemm_kernel, "
+                           "then set kStep1Written = true");
+  }
   const Geometry g = make_geometry(a.shape);
   const std::size_t per_image = static_cast<std::size_t>(g.Kdim) * static_cast<std::size_t>(g.HoWo);
   if (per_image > INT_MAX) throw std::invalid_argument("lab06: one image's X_unroll is too large");
@@ -156,6 +153,26 @@ void conv_layer_unroll_gemm(const ConvLayerArgs& a) {
     tiled_gemm_kernel<<<grid, block>>>(a.W, x_unroll, a.Y + b0 * y_per_image, g.M, g.Kdim, g.HoWo);
     CUDA_CHECK(cudaGetLastError());
   }
+}
+
+}  // namespace convlab::lab06
+
+// ---- Beyond the lab ----
+// What the benchmark calls besides the graded functions (lab06_extras.cuh): the unroll kernel
+// alone, whose X_unroll it feeds to cuBLAS.
+#include "lab06_extras.cuh"
+
+namespace convlab::lab06 {
+
+void unroll_input(const ConvLayerArgs& a, float* x_unroll, int first_image, int images) {
+  const Geometry g = make_geometry(a.shape);
+  if (first_image < 0 || images < 1 || first_image + images > a.shape.batch) {
+    throw std::invalid_argument("lab06 unroll_input: images out of range");
+  }
+  if (static_cast<long long>(images) * g.Kdim * g.HoWo > INT_MAX) {
+    throw std::invalid_argument("lab06 unroll_input: too many images for one call");
+  }
+  launch_unroll(a, g, x_unroll, first_image, images);
 }
 
 }  // namespace convlab::lab06

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "convlab/datagen.hpp"
+#include "convlab/lab06_config.hpp"
 
 using namespace convlab;
 namespace fs = std::filesystem;
@@ -92,4 +93,23 @@ TEST_CASE("datagen: random sets respect their ranges and are reproducible", "[da
   }
   CHECK(names.size() == 40);
   for (const ConvLayerSpec& s : random_conv_layer_specs(3, 25)) CHECK_NOTHROW(s.shape.validate());
+}
+
+TEST_CASE("datagen: the bench layers are conv_layer_bench's four layers, valid, named by their shape, one seed each",
+          "[datagen][lab06]") {
+  const std::vector<ConvLayerSpec> specs = bench_conv_layer_specs(40);
+  const std::vector<lab06::BenchLayer> layers = lab06::bench_layers();
+  REQUIRE(specs.size() == layers.size());
+  REQUIRE(specs.size() == 4);
+  std::set<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    INFO(specs[i].name);
+    CHECK(specs[i].shape.describe() == layers[i].shape.describe());
+    CHECK_NOTHROW(specs[i].shape.validate());
+    CHECK(specs[i].name.rfind("bench_b", 0) == 0);
+    CHECK(specs[i].description.find(layers[i].name) != std::string::npos);
+    seeds.insert(specs[i].seed);
+  }
+  CHECK(seeds == std::set<std::uint64_t>{40, 41, 42, 43});
+  CHECK(specs[1].name == "bench_b32_c256_m256_14x14_k3_s1_p1_d1");  // the split-K layer
 }

@@ -15,6 +15,8 @@
 #include "run/runner_call.hpp"
 #include "build/submission_build.hpp"
 #include "grader_test_support.hpp"
+#include "system/exit_codes.hpp"
+#include "system/subprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace convlab::lab07;
@@ -65,6 +67,32 @@ TEST_CASE("lab07 precompile: a configuration that needs an unwritten step is lef
   const KernelSource stub = read_kernel_source(fs::path(CONVLAB_SOURCE_DIR) / "labs" / "07-register-tiling" / kKernelFileName, "labs");
   CHECK(launcher_jit_instantiations(widths, unwritten_steps(stub.text)).empty());
   CHECK_THROWS_WITH(launcher_jit_instantiations({8}, {}), "lab 07 does not take mask width 8");
+}
+
+TEST_CASE("lab07 tune: --compile-only refuses a kernel with unwritten steps, naming them, before compiling anything",
+          "[lab07][tune]") {
+  using namespace std::chrono_literals;
+  auto tune = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {CONVLAB_GRADER_EXE, "tune", "--compile-only", "--quick", "--masks", "3"});
+    return convlab::grader::run_process(args, 60s);
+  };
+  // The skeleton as shipped (labs/): its empty functions would compile to "4 registers, 0 spilled".
+  convlab::grader::ProcessResult r = tune({});
+  INFO(r.output);
+  CHECK(r.exit_code == convlab::grader::kCouldNotGrade);
+  CHECK_THAT(r.output, Catch::Contains("still has steps 2, 3, 4 unwritten"));
+  CHECK_THAT(r.output, !Catch::Contains("registers"));
+  // A copy with only step 3 unwritten names step 3 alone.
+  const TempDir tmp("tune-unwritten");
+  std::string text = read_kernel_source(kSolutionKernel, "file").text;
+  const std::string written = "inline constexpr bool kStep3Written = true;";
+  REQUIRE(text.find(written) != std::string::npos);
+  text.replace(text.find(written), written.size(), "inline constexpr bool kStep3Written = false;");
+  write_test_file(tmp.path() / kKernelFileName, text);
+  r = tune({"--kernel", (tmp.path() / kKernelFileName).string()});
+  INFO(r.output);
+  CHECK(r.exit_code == convlab::grader::kCouldNotGrade);
+  CHECK_THAT(r.output, Catch::Contains("still has steps 3 unwritten"));
 }
 
 TEST_CASE("lab07 precompile: CMake architecture lists give their real targets, names none, anything else an error",

@@ -133,7 +133,7 @@ fs::path spliced_kernel() {
   const fs::path kernel = folder / "register_tiling_kernel.cuh";
   std::ofstream(kernel, std::ios::binary | std::ios::trunc)
       << testing::splice_steps(read(kLab / "register_tiling_kernel.cuh"), read(kSolution / "register_tiling_kernel.cuh"),
-                               {1, 2, 3, 4, 5});
+                               {"1", "2", "3", "4", "5"});
   return kernel;
 }
 

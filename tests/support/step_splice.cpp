@@ -2,42 +2,48 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
+#include <vector>
 
 namespace convlab::testing {
 
-std::map<int, StepRegion> find_steps(const std::string& text, const std::string& name) {
-  static const std::regex marker(R"(// ==== (BEGIN|END) STEP (\d+)(?:: ([^\n]*?))? ====[^\n]*\n)");
-  std::map<int, StepRegion> steps;
-  int open = 0;
+std::map<std::string, StepRegion> find_steps(const std::string& text, const std::string& name) {
+  static const std::regex marker(R"(// ==== (BEGIN|END) STEP (\d+[a-z]?)(?:: ([^\n]*?))? ====[^\n]*\n)");
+  std::map<std::string, StepRegion> steps;
+  std::string open;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), marker); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
-    const int n = std::stoi(m[2]);
+    const std::string n = m[2];
     const std::size_t at = static_cast<std::size_t>(m.position(0));
     if (m[1] == "BEGIN") {
-      if (open != 0) throw std::runtime_error(fmt::format("{}: step {} begins inside step {}", name, n, open));
+      if (!open.empty()) throw std::runtime_error(fmt::format("{}: step {} begins inside step {}", name, n, open));
       if (steps.count(n)) throw std::runtime_error(fmt::format("{}: step {} is marked twice", name, n));
       steps[n] = {m[3], at + static_cast<std::size_t>(m.length(0)), 0};
       open = n;
     } else {
       if (open != n) throw std::runtime_error(fmt::format("{}: END STEP {} without its BEGIN", name, n));
       steps[n].body_end = at;
-      open = 0;
+      open.clear();
     }
   }
-  if (open != 0) throw std::runtime_error(fmt::format("{}: step {} is never closed (no END STEP {})", name, open, open));
+  if (!open.empty()) throw std::runtime_error(fmt::format("{}: step {} is never closed (no END STEP {})", name, open, open));
   return steps;
 }
 
-std::string splice_steps(const std::string& skeleton, const std::string& solution, const std::set<int>& steps) {
-  const std::map<int, StepRegion> from = find_steps(solution, "the solution");
-  const std::map<int, StepRegion> into = find_steps(skeleton, "the skeleton");
-  std::string out = skeleton;
-  // Last step first, so that earlier offsets stay valid.
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    const int n = *it;
+std::string splice_steps(const std::string& skeleton, const std::string& solution, const std::set<std::string>& steps) {
+  const std::map<std::string, StepRegion> from = find_steps(solution, "the solution");
+  const std::map<std::string, StepRegion> into = find_steps(skeleton, "the skeleton");
+  // Last region first, so that earlier offsets stay valid.
+  std::vector<std::string> order(steps.begin(), steps.end());
+  for (const std::string& n : order) {
     if (!from.count(n)) throw std::runtime_error(fmt::format("the solution marks no step {}", n));
     if (!into.count(n)) throw std::runtime_error(fmt::format("the skeleton marks no step {}", n));
+  }
+  std::sort(order.begin(), order.end(),
+            [&](const std::string& a, const std::string& b) { return into.at(a).body_begin > into.at(b).body_begin; });
+  std::string out = skeleton;
+  for (const std::string& n : order) {
     const StepRegion& s = from.at(n);
     const StepRegion& d = into.at(n);
     if (s.title != d.title) {
@@ -49,12 +55,20 @@ std::string splice_steps(const std::string& skeleton, const std::string& solutio
   return out;
 }
 
+std::string splice_all_steps(const std::string& skeleton, const std::string& solution) {
+  std::set<std::string> all;
+  for (const auto& [id, region] : find_steps(skeleton, "the skeleton")) all.insert(id);
+  return splice_steps(skeleton, solution, all);
+}
+
 std::string without_step_bodies(const std::string& text, const std::string& name) {
-  const std::map<int, StepRegion> steps = find_steps(text, name);
+  std::vector<StepRegion> regions;
+  for (const auto& [id, region] : find_steps(text, name)) regions.push_back(region);
+  // Last region first, so that earlier offsets stay valid.
+  std::sort(regions.begin(), regions.end(),
+            [](const StepRegion& a, const StepRegion& b) { return a.body_begin > b.body_begin; });
   std::string out = text;
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    out.erase(it->second.body_begin, it->second.body_end - it->second.body_begin);
-  }
+  for (const StepRegion& r : regions) out.erase(r.body_begin, r.body_end - r.body_begin);
   return out;
 }
 

@@ -1,8 +1,8 @@
-// Lab 07's step markers: the skeleton (labs/07-register-tiling/register_tiling_kernel.cuh) and the
-// solution mark each step's code with the same pair of lines,
+// The step markers of labs 06 and 07: a stub (labs/07-register-tiling/register_tiling_kernel.cuh,
+// labs/06-im2col/*) and its solution mark each step's code with the same pair of lines,
 //     // ==== BEGIN STEP n: title ====
 //     // ==== END STEP n ====
-// and are the same text outside them. splice_steps() puts the solution's code of chosen steps
+// (n a number, or a number and a letter: 3a) and are the same text outside them. splice_steps() puts the solution's code of chosen steps
 // into the skeleton, as a student who finished those steps would have it; the CPU test checks the
 // markers and the text around them, the GPU test builds and grades the result.
 #pragma once
@@ -21,13 +21,16 @@ struct StepRegion {
   std::size_t body_end = 0;    ///< first character of the END line
 };
 
-/// The marked steps of `text`, by number. @throws std::runtime_error naming the step and the
-/// problem (an END without BEGIN, a step marked twice, a BEGIN never closed, nested steps).
-std::map<int, StepRegion> find_steps(const std::string& text, const std::string& name);
+/// The marked steps of `text`, by their id ("2", "3a"). @throws std::runtime_error naming the step
+/// and the problem (an END without BEGIN, a step marked twice, a BEGIN never closed, nested steps).
+std::map<std::string, StepRegion> find_steps(const std::string& text, const std::string& name);
 
 /// `skeleton` with the code of `steps` taken from `solution`. @throws std::runtime_error when a
 /// step is missing from either or its titles differ.
-std::string splice_steps(const std::string& skeleton, const std::string& solution, const std::set<int>& steps);
+std::string splice_steps(const std::string& skeleton, const std::string& solution, const std::set<std::string>& steps);
+
+/// `skeleton` with the code of every step it marks taken from `solution`.
+std::string splice_all_steps(const std::string& skeleton, const std::string& solution);
 
 /// `text` with the code of every marked step removed (the markers kept): what the skeleton and
 /// the solution must agree on.

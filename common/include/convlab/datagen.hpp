@@ -54,6 +54,12 @@ std::vector<Conv2dSpec> random_conv2d_specs(std::uint64_t seed, int count, int m
 /// A fresh random conv-layer set drawn from `seed`.
 std::vector<ConvLayerSpec> random_conv_layer_specs(std::uint64_t seed, int count);
 
+/// The four layers lab 06 is measured on (convlab/lab06_config.hpp, bench_layers), as cases
+/// named bench_b…_d… with seeds seed, seed + 1, ...: to time a student's own lab 06 steps where
+/// `conv_layer_bench` times the reference (their CPU reference takes minutes: write them with
+/// `with_expected` false for timing).
+std::vector<ConvLayerSpec> bench_conv_layer_specs(std::uint64_t seed);
+
 /// Writes every public case (hand-made and generated) under `root/conv2d` and `root/conv_layer`.
 /// @returns the number of cases written.
 int write_public_datasets(const std::filesystem::path& root);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "convlab/shapes.hpp"
 
@@ -22,6 +23,32 @@ inline constexpr long long kUnrollBufferBytes = 256LL << 20;
 
 /// Step 3's default slice depth (shared-memory tiles BM×BK and BK×BN; four slices in flight).
 inline constexpr int kStep3SliceDepth = 8;
+
+/// One of the four real layers lab 06 is measured on (docs/design.md, Targets): what
+/// `conv_layer_bench` times against cuDNN and cuBLAS, and what `grader datagen --bench-layers`
+/// writes as cases, so that a student times their own steps on the same layers.
+struct BenchLayer {
+  const char* name;      ///< "B32 C64→64 56×56 K3 P1", for tables
+  ConvLayerShape shape;  ///< B, C, M, H, W, K, S, P, D
+};
+
+/// The layer B×C×H×W → M filters of K×K, stride S, padding P, dilation D.
+inline ConvLayerShape conv_layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
+  ConvLayerShape x;
+  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
+  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
+  return x;
+}
+
+/// The benchmark's layers: a ResNet-style 3×3 layer at 56×56 and at 14×14 (few columns: the
+/// case for split-K), the 7×7 stride-2 stem on 224×224 (three input channels), and a wide 3×3
+/// layer at 128×128.
+inline std::vector<BenchLayer> bench_layers() {
+  return {{"B32 C64→64 56×56 K3 P1", conv_layer(32, 64, 64, 56, 56, 3, 1, 1, 1)},
+          {"B32 C256→256 14×14 K3 P1", conv_layer(32, 256, 256, 14, 14, 3, 1, 1, 1)},
+          {"B16 C3→64 224×224 K7 S2 P3", conv_layer(16, 3, 64, 224, 224, 7, 2, 3, 1)},
+          {"B8 C128→128 128×128 K3 P1", conv_layer(8, 128, 128, 128, 128, 3, 1, 1, 1)}};
+}
 
 /// A launch plan of step 3: block tile bm×bn of Y, how many blocks share one output's C·K·K
 /// reduction (split-K; 1 = none), and the depth of a reduction slice.

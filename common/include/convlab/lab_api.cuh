@@ -21,7 +21,7 @@ struct Conv2dArgs {
   float* P;        ///< output image, height×width, row-major
   int height;      ///< image rows
   int width;       ///< image columns
-  int mask_width;  ///< K; labs 01–05 are given odd K only, lab 07 also K = 2, 4, 6
+  int mask_width;  ///< K, one the lab's row of convlab/lab_registry.hpp takes (`labNN --list` prints them)
 };
 
 /// Arguments of a conv-layer lab (lab 06).
