@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "convlab/cuda_check.cuh"
 #include "convlab/event_timer.cuh"
@@ -56,6 +57,13 @@ TimingStats time_kernel(const std::function<void()>& launch, const TimingOptions
     spent_ms += ms;
     if (i >= 2 && spent_ms > options.max_seconds * 1e3) break;
   }
+  return summarize_samples(std::move(stats.samples_ms));
+}
+
+TimingStats summarize_samples(std::vector<double> samples_ms) {
+  if (samples_ms.empty()) throw std::invalid_argument("no timed runs to summarize");
+  TimingStats stats;
+  stats.samples_ms = std::move(samples_ms);
   std::vector<double> sorted = stats.samples_ms;
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();

@@ -3,6 +3,8 @@
 // generated cases (8192², K=17) bearable.
 #include "convlab/reference.hpp"
 
+#include "convlab/parallel_rows.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,23 +15,6 @@
 
 namespace convlab {
 namespace {
-
-// Calls body(i) for i in [0, n) on up to hardware_concurrency threads.
-template <class Body>
-void parallel_rows(int n, Body body) {
-  const int threads = std::max(1, std::min<int>(n / 16, static_cast<int>(std::thread::hardware_concurrency())));
-  if (threads <= 1) {
-    for (int i = 0; i < n; ++i) body(i);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([=] {
-      for (int i = t; i < n; i += threads) body(i);
-    });
-  }
-  for (auto& th : pool) th.join();
-}
 
 void check_conv2d_operands(const Tensor<float>& image, const Tensor<float>& mask) {
   if (image.rank() != 2) {
@@ -73,16 +58,34 @@ Tensor<double> conv2d_impl(const Tensor<float>& image, const Tensor<float>& mask
   return out;
 }
 
+// Output (b, m, ho, wo) of a conv layer, or its S: the one sum of both references.
+double conv_layer_sum(const float* X, const float* Wt, const ConvLayerShape& s, int b, int m, int ho, int wo,
+                      bool magnitude) {
+  const int K = s.mask_width;
+  double sum = 0.0;
+  for (int c = 0; c < s.channels; ++c) {
+    for (int p = 0; p < K; ++p) {
+      const int h = ho * s.stride - s.padding + p * s.dilation;
+      if (h < 0 || h >= s.height) continue;
+      for (int q = 0; q < K; ++q) {
+        const int col = wo * s.stride - s.padding + q * s.dilation;
+        if (col < 0 || col >= s.width) continue;
+        const double xv = X[((static_cast<std::size_t>(b) * s.channels + c) * s.height + h) * s.width + col];
+        const double wv = Wt[((static_cast<std::size_t>(m) * s.channels + c) * K + p) * K + q];
+        sum += magnitude ? std::fabs(xv) * std::fabs(wv) : xv * wv;
+      }
+    }
+  }
+  return sum;
+}
+
 Tensor<double> conv_layer_impl(const Tensor<float>& x, const Tensor<float>& w, ConvLayerParams prm,
                                bool magnitude) {
   const ConvLayerShape s = conv_layer_shape(x, w, prm);
   const int Ho = s.out_height();
   const int Wo = s.out_width();
-  const int K = s.mask_width;
   Tensor<double> y({static_cast<std::size_t>(s.batch), static_cast<std::size_t>(s.filters),
                     static_cast<std::size_t>(Ho), static_cast<std::size_t>(Wo)});
-  const float* X = x.data();
-  const float* Wt = w.data();
   double* Y = y.data();
   // One "row" of work = one (b, m, ho) output row.
   parallel_rows(s.batch * s.filters * Ho, [&](int job) {
@@ -90,21 +93,8 @@ Tensor<double> conv_layer_impl(const Tensor<float>& x, const Tensor<float>& w, C
     const int m = (job / Ho) % s.filters;
     const int b = job / (Ho * s.filters);
     for (int wo = 0; wo < Wo; ++wo) {
-      double sum = 0.0;
-      for (int c = 0; c < s.channels; ++c) {
-        for (int p = 0; p < K; ++p) {
-          const int h = ho * s.stride - s.padding + p * s.dilation;
-          if (h < 0 || h >= s.height) continue;
-          for (int q = 0; q < K; ++q) {
-            const int col = wo * s.stride - s.padding + q * s.dilation;
-            if (col < 0 || col >= s.width) continue;
-            const double xv = X[((static_cast<std::size_t>(b) * s.channels + c) * s.height + h) * s.width + col];
-            const double wv = Wt[((static_cast<std::size_t>(m) * s.channels + c) * K + p) * K + q];
-            sum += magnitude ? std::fabs(xv) * std::fabs(wv) : xv * wv;
-          }
-        }
-      }
-      Y[((static_cast<std::size_t>(b) * s.filters + m) * Ho + ho) * Wo + wo] = sum;
+      Y[((static_cast<std::size_t>(b) * s.filters + m) * Ho + ho) * Wo + wo] =
+          conv_layer_sum(x.data(), w.data(), s, b, m, ho, wo, magnitude);
     }
   });
   return y;
@@ -159,6 +149,16 @@ Tensor<double> conv_layer_reference(const Tensor<float>& x, const Tensor<float>&
 
 Tensor<double> conv_layer_abs_sum(const Tensor<float>& x, const Tensor<float>& w, ConvLayerParams p) {
   return conv_layer_impl(x, w, p, true);
+}
+
+Conv2dOutput conv_layer_reference_at(const float* x, const float* w, const ConvLayerShape& s, std::size_t index) {
+  const auto Ho = static_cast<std::size_t>(s.out_height());
+  const auto Wo = static_cast<std::size_t>(s.out_width());
+  const int wo = static_cast<int>(index % Wo);
+  const int ho = static_cast<int>(index / Wo % Ho);
+  const int m = static_cast<int>(index / (Wo * Ho) % static_cast<std::size_t>(s.filters));
+  const int b = static_cast<int>(index / (Wo * Ho * static_cast<std::size_t>(s.filters)));
+  return {conv_layer_sum(x, w, s, b, m, ho, wo, false), conv_layer_sum(x, w, s, b, m, ho, wo, true)};
 }
 
 }  // namespace convlab

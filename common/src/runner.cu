@@ -6,8 +6,11 @@
 //      context is gone, and the grader runs each lab in a child process for this reason);
 //   3. guard bands and inputs are checked for stray writes; the output is compared with the
 //      reference under the tolerance rule;
-//   4. if it passed, it is timed (warm-up, median of repeats, L2 flushed between repeats);
-//      if it failed and --error-map DIR was given, its error map is drawn (error_map.hpp).
+//   4. if it passed, it is timed: every call on fresh inputs into a poisoned output, L2 flushed,
+//      timed by events and by the wall clock to an idle device (timed_calls.cuh); under
+//      --witness the grader opens and closes the window and checks samples of every timed
+//      output (witness_protocol.hpp); if it failed and --error-map DIR was given, its error map
+//      is drawn (error_map.hpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,7 +22,9 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <iostream>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "convlab/atomic_file.hpp"
@@ -33,6 +38,8 @@
 #include "convlab/npy.hpp"
 #include "convlab/run_reasons.hpp"
 #include "convlab/runner.hpp"
+#include "convlab/timed_calls.cuh"
+#include "convlab/witness_protocol.hpp"
 
 namespace convlab {
 namespace fs = std::filesystem;
@@ -53,6 +60,8 @@ struct Options {
   int warmup = 3;
   int repeats = 20;
   int timeout_s = 60;
+  std::optional<std::uint64_t> timing_seed;  // the inputs of timed calls; random when not given
+  bool witness = false;                      // the grader's dialog around each timed phase
 };
 
 // What the SIGALRM handler prints; filled before each run (async-signal-safe: only write()).
@@ -91,7 +100,11 @@ struct Result {
   std::string message;      // one line
   std::vector<std::string> reasons;  // run_reasons.hpp tags of what this run did wrong
   std::string details;      // first mismatches, several lines
-  std::optional<TimingStats> timing;
+  std::optional<TimingStats> timing;       // per call, CUDA events: the time students see
+  std::optional<TimingStats> wall_timing;  // per call, host clock to an idle device
+  int warmup = 0;
+  std::uint64_t timing_seed = 0;
+  std::string samples_file;                // --witness: samples of every timed output
   double bytes = 0;         // one read of the inputs, one write of the output
   double flops = 0;         // 2 per multiply-add
   std::string output_file;
@@ -218,12 +231,63 @@ void draw_error_map_if_failed(Result& r, const RunContext& ctx, const std::strin
   }
 }
 
-void time_if_passed(Result& r, const RunContext& ctx, const std::function<void()>& launch) {
+// The seed of a phase's inputs: the grader's (--witness: sent when it opens the window),
+// --timing-seed, or a fresh random one.
+std::uint64_t phase_seed(const RunContext& ctx) {
+  if (ctx.opt.timing_seed) return *ctx.opt.timing_seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+// One line of the witness dialog from the grader: "WORD NUMBER".
+std::uint64_t read_witness_reply(const char* word) {
+  std::string line;
+  if (!std::getline(std::cin, line)) {
+    throw std::runtime_error(fmt::format("--witness: the grader closed the dialog before '{}'", word));
+  }
+  const std::string prefix = std::string(word) + " ";
+  if (line.rfind(prefix, 0) != 0) throw std::runtime_error(fmt::format("--witness: expected '{} N', got '{}'", word, line.substr(0, 80)));
+  std::size_t used = 0;
+  const std::uint64_t n = std::stoull(line.substr(prefix.size()), &used);
+  if (prefix.size() + used != line.size()) throw std::runtime_error(fmt::format("--witness: a malformed '{}' line", word));
+  return n;
+}
+
+void say_witness(const std::string& what) {
+  fmt::print("{}{}\n", witness::kPrefix, what);
+  std::fflush(stdout);
+}
+
+// Times a run that passed (or ran unchecked): a timed phase on fresh inputs (timed_calls.cuh);
+// under --witness inside the grader's window, the samples of every timed output written beside
+// the outputs.
+void time_if_passed(Result& r, const RunContext& ctx, const std::string& case_name, TimedPhaseSetup setup) {
   if (!ctx.opt.time || (r.status != Status::pass && r.status != Status::unchecked)) return;
-  TimingOptions t;
-  t.warmup = ctx.opt.warmup;
-  t.repeats = ctx.opt.repeats;
-  r.timing = time_kernel(launch, t);
+  setup.warmup = ctx.opt.warmup;
+  setup.repeats = ctx.opt.repeats;
+  setup.keep_outputs = ctx.opt.witness;
+  if (ctx.opt.witness) {
+    say_witness(fmt::format("{} {} {}", witness::kReady, r.case_id, r.variant));
+    setup.seed = read_witness_reply(witness::kGo);
+  } else {
+    setup.seed = phase_seed(ctx);
+  }
+  r.timing_seed = setup.seed;
+  FreshTimedPhase phase(std::move(setup));
+  const TimedPhase measured = phase.run();
+  r.timing = measured.event;
+  r.wall_timing = measured.wall;
+  r.warmup = measured.warmup;
+  if (!ctx.opt.witness) return;
+  say_witness(fmt::format("{} {}", witness::kComputed, measured.event.runs));
+  const std::uint64_t nonce = read_witness_reply(witness::kSample);
+  const std::vector<float> samples = phase.samples(nonce);
+  Tensor<float> table({static_cast<std::size_t>(measured.event.runs), static_cast<std::size_t>(fresh::kSamplesPerCall)});
+  std::copy(samples.begin(), samples.end(), table.data());
+  const fs::path file = fs::path(ctx.opt.output_dir) / witness::samples_file_name(case_name, r.variant);
+  write_npy(file, table);
+  r.samples_file = file.string();
+  say_witness(witness::kDone);
 }
 
 void write_output(Result& r, const RunContext& ctx, const std::string& case_name, const Tensor<float>& got) {
@@ -255,6 +319,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   P.fill_bytes(0xFF);
   const Conv2dArgs args{N.data(), M.data(), P.data(), s.height, s.width, s.mask_width};
   auto launch = [&] { v.run(args); };
+  auto launch_into = [&](float* out) { v.run({N.data(), M.data(), out, s.height, s.width, s.mask_width}); };
   const MemoryProblems mem = run_once_and_check_memory(launch, {{"N", &N}, {"M", &M}, {"P", &P}},
                                                     {{"N", {&N, &c.image}}, {"M", {&M, &c.mask}}}, r.output_guard_hits);
   Tensor<float> got({c.image.dim(0), c.image.dim(1)});
@@ -264,7 +329,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
   finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
   draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
                            v.tolerance);
-  time_if_passed(r, ctx, launch);
+  time_if_passed(r, ctx, c.info.name, {{{N.data(), N.size()}, {M.data(), M.size()}}, P.data(), P.size(), launch_into});
   return r;
 }
 
@@ -289,6 +354,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   Y.fill_bytes(0xFF);
   const ConvLayerArgs args{X.data(), W.data(), Y.data(), s};
   auto launch = [&] { v.run(args); };
+  auto launch_into = [&](float* out) { v.run({X.data(), W.data(), out, s}); };
   const MemoryProblems mem = run_once_and_check_memory(launch, {{"X", &X}, {"W", &W}, {"Y", &Y}},
                                                     {{"X", {&X, &c.x}}, {"W", {&W, &c.w}}}, r.output_guard_hits);
   auto z = [](int d) { return static_cast<std::size_t>(d); };
@@ -299,7 +365,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
   finish_with_values(r, ctx, got, c.expected, abs_sum, s.terms_per_output(), v.tolerance, mem);
   draw_error_map_if_failed(r, ctx, c.info.name, s.mask_width, got, c.expected, abs_sum, s.terms_per_output(),
                            v.tolerance);
-  time_if_passed(r, ctx, launch);
+  time_if_passed(r, ctx, c.info.name, {{{X.data(), X.size()}, {W.data(), W.size()}}, Y.data(), Y.size(), launch_into});
   return r;
 }
 
@@ -345,6 +411,11 @@ json result_json(const Result& r, const RunContext& ctx) {
     j["gflop_per_s"] = r.flops / sec / 1e9;
     if (ctx.ceilings) j["roofline_fraction"] = roofline_seconds(r.bytes, r.flops, *ctx.ceilings) / sec;
   }
+  if (r.timing && r.wall_timing) {
+    j["timed_calls"] = {{"runs", r.timing->runs}, {"warmup", r.warmup}, {"seed", r.timing_seed},
+                        {"event_median_ms", r.timing->median_ms}, {"wall_median_ms", r.wall_timing->median_ms}};
+  }
+  if (!r.samples_file.empty()) j["samples_file"] = r.samples_file;
   return j;
 }
 
@@ -431,10 +502,24 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000));
   app.add_option("--repeats", opt.repeats, "timed runs (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--timeout", opt.timeout_s, "seconds per case before the runner gives up")->check(CLI::Range(1, 86400));
+  app.add_option("--timing-seed", opt.timing_seed,
+                 "seed of the fresh inputs of timed calls (default: a new one per run); the same seed, the same inputs");
+  app.add_flag("--witness", opt.witness,
+               "the grader's dialog on stdin/stdout around each timed phase (common/include/convlab/witness_protocol.hpp); "
+               "needs --output, where the samples of every timed output go");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitAllPassed : kExitUsage;
+  }
+
+  if (opt.witness && opt.output_dir.empty()) {
+    fmt::print(stderr, "{}: --witness needs --output DIR (the samples of the timed outputs go there)\n", lab.id);
+    return kExitUsage;
+  }
+  if (opt.witness && opt.repeats > fresh::kMaxKeptCalls) {
+    fmt::print(stderr, "{}: --witness keeps every timed output: --repeats at most {}\n", lab.id, fresh::kMaxKeptCalls);
+    return kExitUsage;
   }
 
   // --json is checked before anything runs: results that cannot be written would be lost.

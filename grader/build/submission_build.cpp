@@ -11,6 +11,7 @@
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "build/compile_sandbox.hpp"
+#include "build/host_code_check.hpp"
 #include "run/reasons.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
@@ -223,7 +224,37 @@ LabExecutable SubmissionBuilder::build(const LabInfo& lab, const fs::path& exe_d
     return result;
   }
   result.exe = exe;
+  check_host_code_of(lab, result);
   return result;
+}
+
+void SubmissionBuilder::check_host_code_of(const LabInfo& lab, LabExecutable& built) {
+  if (!built.exe || !settings_.check_host_code) return;
+  // The tools read the submission's objects inside the compile sandbox, as its compiler did.
+  std::vector<fs::path> programs;
+  for (const char* tool : {"nm", "objdump", "c++filt"}) {
+    if (const auto p = find_tool(tool)) programs.push_back(*p);
+  }
+  const ToolRunner run = [&](const std::vector<std::string>& argv, std::string* error) {
+    std::vector<std::string> resolved = argv;
+    if (const auto p = find_tool(argv.front())) resolved.front() = p->string();
+    if (settings_.sandbox) {
+      resolved = sandbox_argv(compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.harness->dir(),
+                                              settings_.build_dir, programs),
+                              resolved);
+    }
+    const ProcessResult p = run_process(resolved, 120s);
+    if (p.exit_code != 0 && error->empty()) *error = fmt::format("{} {}: {}", argv.front(), p.describe(), last_lines(p.output, 3));
+    return p.output;
+  };
+  if (!harness_symbols_) harness_symbols_ = harness_symbols(settings_.harness->dir(), run);
+  const HostCodeReport report = check_host_code(lab_objects(settings_.build_dir, lab.id()), *harness_symbols_, run);
+  if (report.clean()) return;
+  built.exe.reset();
+  built.build_reasons = {reason::kForbiddenHostCode};
+  built.build_message = "forbidden host code: the lab's host code may call what a lab needs and nothing else "
+                        "(grader/README.md, \"What a timed run cannot fake\"):\n" +
+                        report.describe();
 }
 
 std::vector<LabExecutable> SubmissionBuilder::build_all(const std::vector<LabInfo>& labs, const fs::path& exe_dir) {
@@ -248,6 +279,7 @@ std::vector<LabExecutable> SubmissionBuilder::build_all(const std::vector<LabInf
     if (together.exit_code == 0) {
       if (std::optional<fs::path> exe = take_executable(labs[i], exe_dir)) {
         out[i].exe = std::move(exe);
+        check_host_code_of(labs[i], out[i]);
         continue;
       }
     }

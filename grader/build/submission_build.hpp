@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ struct BuildSettings {
   /// The lab runs' sandbox (run/lab_sandbox.hpp): each lab's compile runs in its compile
   /// variant. nullopt: unsandboxed (--no-sandbox).
   std::optional<SandboxSpec> sandbox;
+  bool check_host_code = true;  ///< refuse labs whose host code breaks build/host_code_rules.hpp
 };
 
 /// Builds submissions one after another in one build folder.
@@ -75,9 +77,13 @@ class SubmissionBuilder {
   std::optional<std::filesystem::path> take_executable(const LabInfo& lab, const std::filesystem::path& exe_dir) const;
   /// A lab that cannot be built: its missing files, or the harness's or the configure's failure.
   std::optional<LabExecutable> unbuildable(const LabInfo& lab);
+  /// Refuses a built lab whose host code calls or defines what host_code_rules.hpp refuses:
+  /// its executable is dropped, and the lab scores as one that does not build.
+  void check_host_code_of(const LabInfo& lab, LabExecutable& built);
 
   BuildSettings settings_;
   std::vector<LabInfo> all_labs_;
+  std::optional<std::set<std::string>> harness_symbols_;  // read once, on the first check
   std::filesystem::path submission_;
   bool configured_ = false;
   std::string configure_error_;

@@ -34,6 +34,10 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_flag("--no-sandbox", o.no_sandbox,
                 "run the submissions' compiles and runs without the bubblewrap sandbox (they can then read the "
                 "datasets and write your files; every report says so)");
+  cmd->add_flag("--no-host-code-check", o.no_host_code_check,
+                "grade labs whose host code calls what a lab may not (threads, files, streams, exit hooks: "
+                "grader/README.md, \"What a timed run cannot fake\"); for testing the sandbox alone, never for a "
+                "class (every report's command line says so)");
 }
 
 std::unique_ptr<GradeSession> open_session_for_command(const GradeOptions& o, int& exit_code) {

@@ -4,11 +4,135 @@
 
 #include <algorithm>
 
+#include "convlab/witness_protocol.hpp"
+#include "performance/time_checks.hpp"
+#include "performance/timed_outputs.hpp"
 #include "run/reasons.hpp"
 #include "run/runner_call.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
+
+namespace {
+
+// What proves a variant's timed phase: the grader's record of the dialog, the runner's numbers
+// where they agree with it, and the samples of every timed output, judged here.
+void check_phase(TimedVariant& t, const RunnerEntry& entry, const RunnerReport& report, const GradingCase& perf,
+                 const VariantInfo& v, const RunnerCall& call) {
+  const WitnessPhase* phase = nullptr;
+  for (const WitnessPhase& p : report.witness) {
+    if (p.case_id == perf.info.id() && p.variant == v.name) phase = &p;
+  }
+  if (phase == nullptr) {
+    t.unverified = "its timed phase never opened the grader's window";
+    return;
+  }
+  if (!phase->complete) {
+    t.unverified = fmt::format("its timed phase broke the grader's dialog ({})",
+                               phase->broken.empty() ? "it never finished" : phase->broken);
+    return;
+  }
+  if (!entry.timed_calls || entry.timed_calls->runs != phase->calls || entry.timed_calls->warmup != call.witnessed_warmup ||
+      phase->calls < 3 || phase->calls > call.witnessed_calls) {
+    t.unverified = fmt::format("its report of the timed calls disagrees with the dialog ({} calls said)", phase->calls);
+    return;
+  }
+  t.timed_outputs = judge_timed_outputs(report.output_dir / witness::samples_file_name(perf.info.name, v.name),
+                                        {perf.info, phase->seed, phase->nonce, call.witnessed_warmup, phase->calls, v.tolerance});
+  t.evidence = PhaseEvidence{entry.timed_calls->event_median_ms, entry.timed_calls->wall_median_ms, phase->calls,
+                             phase->window_ms};
+}
+
+// The case's bytes (one read of the inputs, one write of the output) and FLOPs (2 per
+// multiply-add), as the runner and the analysis count them.
+std::pair<double, double> bytes_and_flops(const CaseInfo& info) {
+  if (info.problem == Problem::conv_layer) {
+    const ConvLayerShape& s = info.layer;
+    return {4.0 * static_cast<double>(s.input_elements() + s.weight_elements() + s.output_elements()),
+            2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.output_elements())};
+  }
+  const Conv2dShape& s = info.conv2d;
+  return {8.0 * static_cast<double>(s.pixels()),
+          2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.pixels())};
+}
+
+// The roofline's time of the case on this GPU; a variant that may use tensor cores on purpose
+// (its tolerance is TF32's) is bounded by bandwidth alone.
+double roofline_ms(const CaseInfo& info, const ReferenceTiming& ref, const VariantInfo& v) {
+  if (ref.copy_gb_per_s <= 0 || ref.fma_gflop_per_s <= 0) return 0;
+  const auto [bytes, flops] = bytes_and_flops(info);
+  const double memory = bytes / (ref.copy_gb_per_s * 1e9);
+  const double compute = v.tolerance.unit_roundoff > Tolerance::fp32().unit_roundoff ? 0 : flops / (ref.fma_gflop_per_s * 1e9);
+  return 1e3 * std::max(memory, compute);
+}
+
+// One variant scored by the rubric from what its timed run proved.
+VariantTiming score_variant(const VariantInfo& v, const TimedRun& run, const ReferenceTiming& reference,
+                            const GradingCase& perf, const Rubric& rubric) {
+  VariantTiming t;
+  t.variant = v.name;
+  if (auto it = reference.median_ms.find(v.name); it != reference.median_ms.end()) t.reference_ms = it->second;
+  const auto it = run.variants.find(v.name);
+  if (it == run.variants.end()) {
+    t.note = run.failure.empty() ? "no result" : run.failure;
+    return t;
+  }
+  const TimedVariant& tv = it->second;
+  t.correct = tv.judgement.pass && (!tv.evidence || tv.timed_outputs.pass);
+  if (!tv.judgement.pass) {
+    t.note = fmt::format("wrong on the performance case: {}", tv.judgement.message);
+    return t;
+  }
+  if (!tv.time_ms) {
+    t.note = "not timed";
+    return t;
+  }
+  if (!tv.evidence) {
+    t.flags.push_back({reason::kUnverifiedTime, tv.unverified});
+    t.note = fmt::format("no speed points: {}", tv.unverified);
+    return t;
+  }
+  if (!tv.timed_outputs.pass) {
+    t.flags.push_back({reason::kWrongOnTimedCall, tv.timed_outputs.message});
+    t.note = fmt::format("no speed points: {}", tv.timed_outputs.message);
+    return t;
+  }
+  const auto ref_phase = reference.evidence.find(v.name);
+  const PhaseEvidence ref = ref_phase != reference.evidence.end() ? ref_phase->second : PhaseEvidence{};
+  const TimeVerdict verdict = check_time(*tv.evidence, ref, roofline_ms(perf.info, reference, v));
+  t.flags = verdict.flags;
+  if (!verdict.time_ms) {
+    t.note = fmt::format("no speed points: {}", verdict.flags.back().note);
+    return t;
+  }
+  // Every rate from the time the grader accepted, none from the child's report.
+  t.time_ms = verdict.time_ms;
+  const auto [bytes, flops] = bytes_and_flops(perf.info);
+  const double sec = *t.time_ms * 1e-3;
+  t.gb_per_s = bytes / sec / 1e9;
+  t.gflop_per_s = flops / sec / 1e9;
+  if (const double roof = roofline_ms(perf.info, reference, v); roof > 0) t.roofline_fraction = roof / *t.time_ms;
+  if (!t.ratio()) {
+    t.note = "no reference time";
+    return t;
+  }
+  t.fraction = rubric.performance_fraction(*t.ratio());
+  if (t.fraction < 1) {
+    t.note = fmt::format("{:.2f}× the reference time (full points at ≤ {:.2f}×, none at ≥ {:.2f}×)", *t.ratio(),
+                         rubric.full_at_ratio, rubric.zero_at_ratio);
+  }
+  return t;
+}
+
+// Of two scorings of one variant, the one to keep: correct first, then fewer flags, then faster.
+bool better(const VariantTiming& a, const VariantTiming& b) {
+  if (a.correct != b.correct) return a.correct;
+  if (a.flags.size() != b.flags.size()) return a.flags.size() < b.flags.size();
+  if (a.fraction != b.fraction) return a.fraction > b.fraction;
+  return a.time_ms.value_or(1e300) < b.time_ms.value_or(1e300);
+}
+
+}  // namespace
 
 TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const GradingCase& perf, GradingEnvironment& env,
                    const fs::path& work) {
@@ -17,12 +141,17 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Gradin
   call.exe = exe;
   call.cases = {stage_inputs(perf, work / "cases")};
   call.time = true;
+  call.witnessed_calls = env.settings().timed_calls;
   call.case_timeout_s = env.settings().case_timeout_s;
   call.grace_s = env.settings().process_grace_s;
   call.sandbox = env.settings().sandbox;
   call.work_dir = work;
   call.planned_runs = static_cast<int>(listing.variants.size());
   const RunnerReport report = call_runner(call);
+  if (report.ceilings) {
+    out.copy_gb_per_s = report.ceilings->copy_gb_per_s;
+    out.fma_gflop_per_s = report.ceilings->fma_gflop_per_s;
+  }
 
   const Expectation& expected = env.expectations().get(perf);
   for (const VariantInfo& v : listing.variants) {
@@ -40,9 +169,7 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Gradin
       t.judgement.message = entry->message;
     }
     t.time_ms = entry->time_ms;
-    t.gb_per_s = entry->gb_per_s;
-    t.gflop_per_s = entry->gflop_per_s;
-    t.roofline_fraction = entry->roofline_fraction;
+    if (t.judgement.pass && t.time_ms) check_phase(t, *entry, report, perf, v, call);
     out.variants.emplace(v.name, std::move(t));
   }
   if (report.timed_out()) {
@@ -76,12 +203,22 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& l
     if (!run.failure.empty()) {
       t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
     }
+    t.copy_gb_per_s = run.copy_gb_per_s;
+    t.fma_gflop_per_s = run.fma_gflop_per_s;
     for (const auto& [variant, v] : run.variants) {
-      if (t.unavailable.empty() && !v.judgement.pass) {
+      // The reference solution is the grader's own code, but it passes the same checks: a
+      // reference whose phase proves nothing cannot be compared with.
+      const bool proven = v.evidence && v.timed_outputs.pass;
+      if (t.unavailable.empty() && (!v.judgement.pass || !proven)) {
         t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
-                                    v.judgement.message);
+                                    !v.judgement.pass ? v.judgement.message
+                                    : !v.evidence     ? v.unverified
+                                                      : v.timed_outputs.message);
       }
-      if (v.time_ms) t.median_ms[variant] = *v.time_ms;
+      if (v.time_ms && proven) {
+        t.median_ms[variant] = *v.time_ms;
+        t.evidence[variant] = *v.evidence;
+      }
     }
   }
   return env.store_reference(lab, std::move(t));
@@ -120,59 +257,41 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     if (could_not_grade) *could_not_grade = fmt::format("{} performance: {}", lab.id(), reference.unavailable);
     return result;
   }
+  const Rubric& rubric = env.rubric();
+  std::vector<const VariantInfo*> scored;
+  for (const VariantInfo& v : listing.variants) {
+    if (v.accepts(perf.info) && !left_out.count(v.name)) scored.push_back(&v);  // left out: a stretch stub
+  }
+
   env.progress(fmt::format("{}: timing on {}", lab.id(), perf.info.id()));
   const fs::path work = env.fresh_dir(lab.id() + "-performance");
-  TimedRun run = run_timed(exe, listing, perf, env, work);
-  const Rubric& rubric = env.rubric();
-  // A variant out of the full-points band is timed once more and keeps the faster median: a
-  // one-off slow run (clocks ramping, a neighbour on the GPU) should not cost points, while a
-  // kernel that is really slower is slower twice.
-  const bool retime = std::any_of(run.variants.begin(), run.variants.end(), [&](const auto& entry) {
-    const auto ref = reference.median_ms.find(entry.first);
-    return entry.second.judgement.pass && entry.second.time_ms && ref != reference.median_ms.end() &&
-           rubric.performance_fraction(*entry.second.time_ms / ref->second) < 1;
-  });
-  if (retime && run.failure.empty()) {
-    env.progress(fmt::format("{}: timing again (a variant was out of the full-points band)", lab.id()));
+  const TimedRun run = run_timed(exe, listing, perf, env, work);
+  std::vector<VariantTiming> timings;
+  for (const VariantInfo* v : scored) timings.push_back(score_variant(*v, run, reference, perf, rubric));
+
+  // A variant out of the full-points band, or flagged, is timed once more and keeps the better
+  // of its two runs: a one-off slow run (clocks ramping, a neighbour on the GPU) or a phase the
+  // grader's clock caught in a hiccup should not cost points, while a kernel that really is
+  // slower, or really hides its work, does it twice.
+  const bool again = run.failure.empty() && std::any_of(timings.begin(), timings.end(), [](const VariantTiming& t) {
+                       return t.correct && t.time_ms && (t.fraction < 1 || !t.flags.empty());
+                     });
+  if (again) {
+    env.progress(fmt::format("{}: timing again (a variant was flagged or out of the full-points band)", lab.id()));
     const fs::path again_dir = env.fresh_dir(lab.id() + "-performance-again");
-    const TimedRun again = run_timed(exe, listing, perf, env, again_dir);
+    const TimedRun second = run_timed(exe, listing, perf, env, again_dir);
     fs::remove_all(again_dir);
-    for (auto& [name, tv] : run.variants) {
-      const auto it = again.variants.find(name);
-      if (it != again.variants.end() && it->second.judgement.pass && it->second.time_ms && tv.time_ms &&
-          *it->second.time_ms < *tv.time_ms) {
-        tv = it->second;
-      }
+    for (std::size_t i = 0; i < scored.size(); ++i) {
+      VariantTiming retimed = score_variant(*scored[i], second, reference, perf, rubric);
+      if (better(retimed, timings[i])) timings[i] = std::move(retimed);
     }
   }
-  for (const VariantInfo& v : listing.variants) {
-    if (!v.accepts(perf.info) || left_out.count(v.name)) continue;  // left out: a stretch stub
-    VariantTiming t;
-    t.variant = v.name;
-    if (auto it = reference.median_ms.find(v.name); it != reference.median_ms.end()) t.reference_ms = it->second;
-    const auto it = run.variants.find(v.name);
-    if (it == run.variants.end()) {
-      t.note = run.failure.empty() ? "no result" : run.failure;
-    } else {
-      const TimedVariant& tv = it->second;
-      t.correct = tv.judgement.pass;
-      t.time_ms = tv.time_ms;
-      t.gb_per_s = tv.gb_per_s;
-      t.gflop_per_s = tv.gflop_per_s;
-      t.roofline_fraction = tv.roofline_fraction;
-      if (!t.correct) {
-        t.note = fmt::format("wrong on the performance case: {}", tv.judgement.message);
-        for (const std::string& r : tv.judgement.reasons) add_reason(result.reasons, r);
-      } else if (!t.ratio()) {
-        t.note = "not timed";
-      } else {
-        t.fraction = rubric.performance_fraction(*t.ratio());
-        if (t.fraction < 1) {
-          t.note = fmt::format("{:.2f}× the reference time (full points at ≤ {:.2f}×, none at ≥ {:.2f}×)", *t.ratio(),
-                               rubric.full_at_ratio, rubric.zero_at_ratio);
-        }
-      }
+  for (VariantTiming& t : timings) {
+    const auto it = run.variants.find(t.variant);
+    if (!t.correct && it != run.variants.end()) {
+      for (const std::string& r : it->second.judgement.reasons) add_reason(result.reasons, r);
     }
+    for (const TimeFlag& f : t.flags) add_reason(result.reasons, f.reason);
     result.variants.push_back(std::move(t));
   }
   if (!run.failure.empty()) result.note = run.failure;

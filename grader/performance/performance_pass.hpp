@@ -1,7 +1,8 @@
-// The performance pass: each variant of a lab timed by its runner (CUDA events, warm-up,
-// median of repeats, L2 flushed) on the rubric's performance case, its output checked, and the
-// time compared with the reference solution's, timed the same way on the same GPU in the same
-// grading run.
+// The performance pass: each variant of a lab timed by its runner on the rubric's performance
+// case, in phases the grader witnesses (convlab/witness_protocol.hpp): every timed call on
+// fresh inputs, every timed output sampled and judged here, the reported time checked against
+// the grader's own clock and the GPU's roofline (time_checks.hpp), and compared with the
+// reference solution's, timed the same way on the same GPU in the same grading run.
 #pragma once
 
 #include <filesystem>
@@ -18,8 +19,11 @@ namespace convlab::grader {
 
 /// One variant, timed.
 struct TimedVariant {
-  Judgement judgement;
-  std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
+  Judgement judgement;       ///< its last output (the run before timing)
+  std::optional<double> time_ms;  ///< the runner's median event time: a claim until checked
+  std::optional<PhaseEvidence> evidence;  ///< what proves the timed phase; nullopt: unverified
+  std::string unverified;    ///< why there is no evidence
+  Judgement timed_outputs;   ///< the samples of every timed call
 };
 
 /// One timed run of a lab executable on a case.
@@ -27,9 +31,10 @@ struct TimedRun {
   std::string failure;  ///< non-empty when the process itself failed (crash, hang, ...)
   std::vector<std::string> reasons;
   std::map<std::string, TimedVariant> variants;  ///< variants that reported a result
+  double copy_gb_per_s = 0, fma_gflop_per_s = 0;  ///< the ceilings the runner measured (0: none)
 };
 
-/// Runs every variant of `exe` that accepts `perf` with timing on, and judges the outputs.
+/// Runs every variant of `exe` that accepts `perf` with witnessed timing, and judges the outputs.
 TimedRun run_timed(const std::filesystem::path& exe, const LabVariants& listing, const GradingCase& perf,
                    GradingEnvironment& env, const std::filesystem::path& work);
 
@@ -43,10 +48,10 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& l
 /// for its first student, who reports why.
 void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment& env);
 
-/// The performance result of a lab whose correctness allows it: the lab timed, compared with
-/// the reference solution, each variant scored by the rubric. Sets `could_not_grade` when the
-/// reference cannot be timed. Variants in `left_out` (the rubric's stretch variants that are still
-/// stubs) are neither scored nor reported.
+/// The performance result of a lab whose correctness allows it: the lab timed, its time
+/// checked, compared with the reference solution, each variant scored by the rubric. Sets
+/// `could_not_grade` when the reference cannot be timed. Variants in `left_out` (the rubric's
+/// stretch variants that are still stubs) are neither scored nor reported.
 PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabVariants& listing,
                                   GradingEnvironment& env, std::string* could_not_grade,
                                   const std::set<std::string>& left_out = {});

@@ -246,6 +246,7 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
                          v.gflop_per_s ? fmt::format("{:.0f} GFLOP/s", *v.gflop_per_s) : "-",
                          v.roofline_fraction ? fmt::format("{:.1f}%", 100 * *v.roofline_fraction) : "-",
                          100 * v.fraction, v.note.empty() ? "" : " — " + v.note);
+      for (const TimeFlag& f : v.flags) out += fmt::format("      FLAG {}: {}\n", f.reason, f.note);
     }
     if (l.prediction) out += "  predicted (analysis): " + prediction_text(*l.prediction) + "\n";
     for (const ProfileResult& prof : l.profile) {
@@ -290,7 +291,9 @@ json submission_json(const SubmissionResult& s) {
     }
     json variants = json::array();
     for (const VariantTiming& v : l.performance.variants) {
-      variants.push_back({{"variant", v.variant}, {"correct", v.correct}, {"time_ms", optional_number(v.time_ms)},
+      json flags = json::array();
+      for (const TimeFlag& f : v.flags) flags.push_back({{"reason", f.reason}, {"note", f.note}});
+      variants.push_back({{"variant", v.variant}, {"correct", v.correct}, {"time_ms", optional_number(v.time_ms)}, {"flags", flags},
                           {"reference_time_ms", optional_number(v.reference_ms)}, {"ratio", optional_number(v.ratio())},
                           {"effective_gb_per_s", optional_number(v.gb_per_s)},
                           {"gflop_per_s", optional_number(v.gflop_per_s)},
@@ -406,6 +409,7 @@ json gradescope_json(const SubmissionResult& s, const RunInfo& run) {
     for (const VariantTiming& v : l.performance.variants) {
       speed += fmt::format("\n{}: {} (reference {}){}", v.variant, v.time_ms ? format_ms(*v.time_ms) : "-",
                            v.reference_ms ? format_ms(*v.reference_ms) : "-", v.note.empty() ? "" : " — " + v.note);
+      for (const TimeFlag& f : v.flags) speed += fmt::format("\n  flagged, {}: {}", f.reason, f.note);
     }
     auto status = [](double got, double max) { return got >= max - 1e-9 ? "passed" : "failed"; };
     tests.push_back({{"name", l.lab.id() + " correctness"}, {"score", l.correctness_points},

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <random>
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -50,6 +51,10 @@ void read_report(const fs::path& path, RunnerReport& r) {
     const json j = json::parse(read_file(path, kMaxTextFileBytes));
     if (j.value("format", "") != "convlab-run") throw std::runtime_error("not a convlab-run report");
     r.finished = j.value("finished", true);
+    if (const auto c = j.find("ceilings"); c != j.end() && c->is_object()) {
+      const auto copy = number_at(*c, "copy_gb_per_s"), fma = number_at(*c, "fma_gflop_per_s");
+      if (copy && fma && *copy > 0 && *fma > 0) r.ceilings = ReportedCeilings{*copy, *fma};
+    }
     for (const json& e : j.at("results")) {
       RunnerEntry entry;
       entry.case_id = e.value("case", "");
@@ -71,6 +76,13 @@ void read_report(const fs::path& path, RunnerReport& r) {
       entry.gb_per_s = number_at(e, "effective_gb_per_s");
       entry.gflop_per_s = number_at(e, "gflop_per_s");
       entry.roofline_fraction = number_at(e, "roofline_fraction");
+      if (const auto t = e.find("timed_calls"); t != e.end() && t->is_object()) {
+        const auto runs = number_at(*t, "runs"), warmup = number_at(*t, "warmup");
+        const auto event = number_at(*t, "event_median_ms"), wall = number_at(*t, "wall_median_ms");
+        if (runs && warmup && event && wall && *runs >= 1 && *runs <= 1e6 && *warmup >= 0 && *warmup <= 1e6) {
+          entry.timed_calls = RunnerEntry::TimedCalls{static_cast<int>(*runs), static_cast<int>(*warmup), *event, *wall};
+        }
+      }
       if (entry.case_id == "(crash)") {
         r.crash = entry.message;
         r.crash_reasons = entry.reasons;
@@ -131,6 +143,10 @@ RunnerReport call_runner(const RunnerCall& call) {
   argv.insert(argv.end(), {"--no-check", "--quiet", "--json", json_path.string(), "--output", r.output_dir.string(),
                            "--timeout", std::to_string(call.case_timeout_s)});
   if (!call.time) argv.push_back("--no-time");
+  if (call.time && call.witnessed_calls > 0) {
+    argv.insert(argv.end(), {"--witness", "--repeats", std::to_string(call.witnessed_calls), "--warmup",
+                             std::to_string(call.witnessed_warmup)});
+  }
 
   // The runner's own alarm fires first; the grader's kill is the backstop for a process that
   // does not answer it: every planned run may use its timeout, plus start-up and ceilings.
@@ -139,8 +155,12 @@ RunnerReport call_runner(const RunnerCall& call) {
     deadline = std::chrono::seconds(static_cast<long long>(call.case_timeout_s) * (std::max(call.planned_runs, 1) + 1) +
                                     call.grace_s);
   }
+  std::random_device entropy;
+  WitnessDialog witness((static_cast<std::uint64_t>(entropy()) << 32) ^ entropy());
+  const LineDialog dialog = [&](std::string_view line) { return witness.on_line(line); };
   r.process = run_process(lab_sandbox_argv(call.sandbox, call.exe, call.cases, call.work_dir, argv), deadline,
-                          call.work_dir.string());
+                          call.work_dir.string(), call.time && call.witnessed_calls > 0 ? dialog : LineDialog{});
+  r.witness = witness.phases();
   read_report(json_path, r);
   return r;
 }

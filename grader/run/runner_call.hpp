@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "run/witness_dialog.hpp"
 #include "system/sandbox.hpp"
 #include "system/subprocess.hpp"
 
@@ -20,6 +21,10 @@ struct RunnerCall {
   std::vector<std::filesystem::path> cases;  ///< staged case folders, run in this order
   std::vector<std::string> variants;         ///< --variant (empty: all)
   bool time = false;                         ///< time passing runs (and measure the ceilings)
+  /// With `time`: the witness dialog around each timed phase (run/witness_dialog.hpp), this many
+  /// timed calls, each output kept and sampled. 0: the runner's own timing, untrusted.
+  int witnessed_calls = 0;
+  int witnessed_warmup = 3;  ///< untimed calls before them (the grader's number, not the child's)
   int case_timeout_s = 10;                   ///< the runner's own --timeout per case and variant
   std::filesystem::path work_dir;            ///< gets the JSON report and the outputs/ folder
   std::vector<std::string> wrapper;          ///< a program to run it under (compute-sanitizer ...)
@@ -43,6 +48,21 @@ struct RunnerEntry {
   /// maps only: at most 2 × 4096 integers are read, anything malformed is ignored.
   std::vector<std::ptrdiff_t> output_guard_offsets;
   std::optional<double> time_ms, gb_per_s, gflop_per_s, roofline_fraction;
+  /// "timed_calls": what the runner says of its timed phase. Its numbers are the child's: the
+  /// grader checks them against its own clock and the samples (performance/time_checks.hpp).
+  struct TimedCalls {
+    int runs = 0;
+    int warmup = 0;
+    double event_median_ms = 0;  ///< CUDA events on the default stream
+    double wall_median_ms = 0;   ///< host clock, idle device to idle device
+  };
+  std::optional<TimedCalls> timed_calls;
+};
+
+/// The GPU's ceilings as the runner measured them ("ceilings").
+struct ReportedCeilings {
+  double copy_gb_per_s = 0;
+  double fma_gflop_per_s = 0;
 };
 
 /// What came back.
@@ -55,6 +75,8 @@ struct RunnerReport {
   std::optional<std::string> crash;   ///< the sticky CUDA error, when the runner reported one
   std::vector<std::string> crash_reasons;  ///< its tags (crashed, illegal address or CUDA error)
   std::filesystem::path output_dir;   ///< where the outputs are: <case name>__<variant>.npy
+  std::optional<ReportedCeilings> ceilings;
+  std::vector<WitnessPhase> witness;  ///< the grader's record of each timed phase (witnessed calls)
 
   /// The runner exited on its own with one of its codes (not killed, not crashed).
   [[nodiscard]] bool exited() const { return !process.spawn_failed && !process.signaled && !process.timed_out; }

@@ -43,6 +43,7 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
   if (o.sanitize) out.push_back("--sanitize");
   if (o.profile) out.push_back("--profile");
   if (o.no_sandbox) out.push_back("--no-sandbox");
+  if (o.no_host_code_check) out.push_back("--no-host-code-check");
   return out;
 }
 
@@ -303,6 +304,7 @@ BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs,
   b.cuda_architectures = cuda_architectures_;
   b.jobs = jobs;
   b.sandbox = env_->settings().sandbox;
+  b.check_host_code = !options_.no_host_code_check;
   return b;
 }
 

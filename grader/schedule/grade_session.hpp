@@ -44,6 +44,7 @@ struct GradeOptions {
   bool quiet = false;
   bool keep_work = false;
   bool no_sandbox = false;         ///< run the submissions' steps unsandboxed (reports say so)
+  bool no_host_code_check = false; ///< build labs whose host code breaks build/host_code_rules.hpp (reports say so)
   std::string error_map;           ///< grade: draw each failing run's error map into this folder
 };
 

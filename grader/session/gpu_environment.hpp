@@ -17,6 +17,7 @@
 #include <string>
 
 #include "session/case_set.hpp"
+#include "session/grade_result.hpp"
 #include "session/gpu_turns.hpp"
 #include "build/lab_folders.hpp"
 #include "run/lab_variants.hpp"
@@ -28,6 +29,9 @@ namespace convlab::grader {
 /// How a grading run behaves.
 struct GradeSettings {
   int case_timeout_s = 20;        ///< per case and variant (the runner's --timeout)
+  /// Timed calls of a witnessed phase (each on fresh inputs, each output sampled): enough that
+  /// a phase's hidden work exceeds the witness's resolution (performance/time_checks.hpp).
+  int timed_calls = 100;
   bool sanitize = false;          ///< run compute-sanitizer memcheck and racecheck
   bool profile = false;           ///< run Nsight Compute on the performance case
   std::string device_name;        ///< cudaDeviceProp::name ("NVIDIA H200"): lab 07's tuning file
@@ -49,6 +53,9 @@ struct GradeSettings {
 struct ReferenceTiming {
   std::string unavailable;                  ///< why there is none
   std::map<std::string, double> median_ms;  ///< by variant
+  std::map<std::string, PhaseEvidence> evidence;  ///< by variant: its witnessed phase
+  double copy_gb_per_s = 0;                 ///< the GPU's ceilings, as the reference's runner measured them
+  double fma_gflop_per_s = 0;
 };
 
 /// State shared by the whole run.

@@ -43,6 +43,20 @@ struct CorrectnessResult {
 };
 
 /// One variant on the performance case.
+/// Something the grader's checks of a timed phase found (performance/time_checks.hpp).
+struct TimeFlag {
+  std::string reason;  ///< a reason tag (run/reasons.hpp)
+  std::string note;    ///< what was measured, for people
+};
+
+/// One timed phase of one variant, as the grader knows it.
+struct PhaseEvidence {
+  double event_ms = 0;   ///< the child's median event time per call
+  double wall_ms = 0;    ///< the child's median wall time per call
+  int calls = 0;         ///< timed calls, proven by their samples
+  double window_ms = 0;  ///< the grader's clock over the whole phase
+};
+
 struct VariantTiming {
   std::string variant;
   bool correct = false;                ///< its output on the performance case passed
@@ -51,6 +65,7 @@ struct VariantTiming {
   std::optional<double> gb_per_s, gflop_per_s, roofline_fraction;
   double fraction = 0;                 ///< share of the performance points
   std::string note;                    ///< why it earned less than full points
+  std::vector<TimeFlag> flags;         ///< what the checks of its timed phase found (look at these)
   /// time / reference, when both exist.
   [[nodiscard]] std::optional<double> ratio() const {
     if (!time_ms || !reference_ms || *reference_ms <= 0) return std::nullopt;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,44 @@ std::string ProcessResult::describe() const {
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                           const std::string& working_dir) {
+  return run_process(argv, timeout, working_dir, LineDialog{});
+}
+
+namespace {
+
+// Feeds complete lines of the child's output to the dialog and sends its answers.
+class DialogFeed {
+ public:
+  DialogFeed(const LineDialog& dialog, int socket) : dialog_(dialog), socket_(socket) {}
+  void add(const char* data, std::size_t n) {
+    if (!dialog_) return;
+    pending_.append(data, n);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
+      const std::string answer = dialog_(std::string_view(pending_).substr(start, nl - start));
+      if (!answer.empty()) send_all(answer);
+    }
+    pending_.erase(0, start);
+    if (pending_.size() > 65536) pending_.clear();  // a line that long is no line of the dialog
+  }
+
+ private:
+  void send_all(const std::string& text) const {
+    for (std::size_t sent = 0; sent < text.size();) {
+      const ssize_t n = send(socket_, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;  // the child closed its stdin or exited: it will not read the answer
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+  const LineDialog& dialog_;
+  int socket_;
+  std::string pending_;
+};
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::string& working_dir, const LineDialog& dialog) {
   ProcessResult result;
   const auto start = std::chrono::steady_clock::now();
   int out_pipe[2];
@@ -54,6 +93,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
     result.output = std::strerror(errno);
     return result;
   }
+  // The dialog's channel to the child's stdin; without a dialog, stdin is /dev/null.
+  int in_socket[2] = {-1, -1};
+  if (dialog && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_socket) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    close(err_pipe[0]);
+    close(err_pipe[1]);
+    result.spawn_failed = true;
+    result.output = std::strerror(errno);
+    return result;
+  }
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -66,8 +116,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);  // own group: a timeout kills the lab and anything it started
-    const int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, STDIN_FILENO);
+    if (in_socket[1] >= 0) {
+      dup2(in_socket[1], STDIN_FILENO);
+    } else {
+      const int devnull = open("/dev/null", O_RDONLY);
+      dup2(devnull, STDIN_FILENO);
+    }
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(out_pipe[1], STDERR_FILENO);
     if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) {
@@ -84,7 +138,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  if (in_socket[1] >= 0) close(in_socket[1]);
   if (pid < 0) {
+    if (in_socket[0] >= 0) close(in_socket[0]);
     close(out_pipe[0]);
     close(err_pipe[0]);
     result.spawn_failed = true;
@@ -93,6 +149,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   }
   int exec_errno = 0;
   if (read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    if (in_socket[0] >= 0) close(in_socket[0]);
     close(err_pipe[0]);
     close(out_pipe[0]);
     waitpid(pid, nullptr, 0);
@@ -101,6 +158,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
     return result;
   }
   close(err_pipe[0]);
+  DialogFeed feed(dialog, in_socket[0]);
 
   const auto deadline = start + timeout;
   char buf[65536];
@@ -119,8 +177,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
     const ssize_t n = read(out_pipe[0], buf, sizeof buf);
     if (n <= 0) break;  // EOF: the child closed its output (it exited)
     result.output.append(buf, static_cast<std::size_t>(n));
+    feed.add(buf, static_cast<std::size_t>(n));
   }
   close(out_pipe[0]);
+  if (in_socket[0] >= 0) close(in_socket[0]);
   int status = 0;
   // After EOF the child may still be running briefly (or forever, if it closed its output).
   for (;;) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace convlab::grader {
@@ -28,5 +30,14 @@ std::string last_lines(const std::string& text, std::size_t n);
 /// child's failures: they are reported in the result.
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                           const std::string& working_dir = "");
+
+/// Answers one line of a child's output (stdout and stderr, without its newline) with text for
+/// its stdin ("" for none). Called as each line arrives, so the caller can keep time by it.
+using LineDialog = std::function<std::string(std::string_view line)>;
+
+/// run_process() whose child reads `dialog`'s answers on its stdin (a socket: an answer to a
+/// child that has gone is dropped, never a SIGPIPE for the grader).
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::string& working_dir, const LineDialog& dialog);
 
 }  // namespace convlab::grader

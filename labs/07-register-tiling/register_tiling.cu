@@ -163,7 +163,7 @@ Launcher find_compiled(const TileConfig& c, bool vec) {
 }
 
 TunedDispatch& dispatch() {
-  static TunedDispatch d(CONVLAB_LAB07_ORIGIN, kernel_beside(__FILE__));
+  static TunedDispatch d(CONVLAB_LAB07_ORIGIN, __FILE__);
   return d;
 }
 

@@ -28,19 +28,10 @@ bool has(const std::vector<std::string>& tags, const std::string& tag) {
 }
 
 // One fake lab graded against a correct fake reference on the small case set.
-struct Graded {
-  LabResult lab;
-  Rubric rubric = test_rubric();
-};
-
+using Graded = GradedFake;
 Graded grade_fake(const TempDir& tmp, const std::string& args, GradeSettings settings = test_settings(),
                   const std::string& reference_args = "--fake-time-ms 1") {
-  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", reference_args);
-  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", args);
-  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference, settings);
-  Graded g;
-  g.lab = grade_lab(lab01(), executable(lab), *env);
-  return g;
+  return grade_fake_lab(tmp, args, std::move(settings), reference_args);
 }
 
 }  // namespace

@@ -122,8 +122,11 @@ const json& lab_of(const json& submission, const std::string& number) {
 
 
 // Checks one graded submission against its expect.json.
-void check_expectations(const std::string& name, const json& submission, const json& expect) {
-  for (const auto& [number, want] : expect.at("labs").items()) {
+// `key`: "labs", what the grader must report; "without_host_code_check", what it must report
+// with --no-host-code-check (the layers behind that check, alone).
+void check_expectations(const std::string& name, const json& submission, const json& expect,
+                        const std::string& key = "labs") {
+  for (const auto& [number, want] : expect.at(key).items()) {
     const json& lab = lab_of(submission, number);
     INFO(name << " lab" << number << ": " << lab.at("headline").get<std::string>() << "\nreasons "
               << lab.at("reasons").dump());
@@ -310,6 +313,29 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
       {(build / "labs" / "bin" / "lab01").string(), (kSource / "datasets" / "conv2d").string(), "--no-time", "--quiet"}, 600s);
   INFO(tail(by_hand.output));
   CHECK(by_hand.exit_code == 0);  // every case "passes" when the answers are there to copy
+
+  // 4. The layers behind the host-code check, alone: the cheats it refuses, graded again with
+  //    --no-host-code-check, are still stopped by the sandbox or by the grader's checks of time.
+  const fs::path alone = fs::temp_directory_path() / "convlab-gpu-without-host-code-check";
+  fs::remove_all(alone);
+  for (const auto& [name, e] : expected) {
+    if (e.contains("without_host_code_check")) fs::copy(kWrong / name, alone / name, fs::copy_options::recursive);
+  }
+  REQUIRE_FALSE(fs::is_empty(alone));
+  GraderRun unchecked;
+  {
+    HostileBait bait;
+    REQUIRE(bait.listening());
+    unchecked = run_grader({"batch", alone.string(), "--labs", "01", "--timeout", "10", "--build-dir", build.string(),
+                            "--no-host-code-check"},
+                           "batch-unchecked", 1800s, reports.string());
+  }
+  INFO(tail(unchecked.process.output));
+  CHECK(unchecked.process.exit_code == kGraded);
+  for (const json& student : unchecked.report.at("students")) {
+    const std::string name = student.at("name");
+    check_expectations(name, student, expected.at(name), "without_host_code_check");
+  }
 }
 
 TEST_CASE("gpu: grade --profile puts ncu's counters beside the model's, each labelled", "[gpu][grader]") {

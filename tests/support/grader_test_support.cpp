@@ -81,4 +81,14 @@ void write_test_file(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+GradedFake grade_fake_lab(const TempDir& tmp, const std::string& args, GradeSettings settings,
+                          const std::string& reference_args) {
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", reference_args);
+  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", args);
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference, settings);
+  GradedFake g;
+  g.lab = grade_lab(lab01(), executable(lab), *env);
+  return g;
+}
+
 }  // namespace convlab::grader::testing

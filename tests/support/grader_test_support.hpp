@@ -58,4 +58,14 @@ LabInfo lab01();
 /// An executable for a lab at `exe`.
 LabExecutable executable(const std::filesystem::path& exe);
 
+/// A fake lab graded as lab 01 on the small case set, against a fake reference solution.
+struct GradedFake {
+  LabResult lab;
+  Rubric rubric = test_rubric();
+};
+
+/// Grades a fake lab run with `args` against a fake reference run with `reference_args`, in `tmp`.
+GradedFake grade_fake_lab(const TempDir& tmp, const std::string& args, GradeSettings settings = test_settings(),
+                          const std::string& reference_args = "--fake-time-ms 1");
+
 }  // namespace convlab::grader::testing

@@ -44,6 +44,10 @@ struct TimingStats {
   std::vector<double> samples_ms; ///< every timed run, in order
 };
 
+/// The median, extremes and count of `samples_ms` (kept in order in the result).
+/// @throws std::invalid_argument when there are no samples
+TimingStats summarize_samples(std::vector<double> samples_ms);
+
 /// Runs `launch` (which enqueues work on the default stream) as TimingOptions says and returns
 /// the median of the timed runs. Errors inside `launch` propagate.
 TimingStats time_kernel(const std::function<void()>& launch, const TimingOptions& options = {});

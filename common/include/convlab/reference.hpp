@@ -55,4 +55,12 @@ Tensor<double> conv_layer_reference(const Tensor<float>& x, const Tensor<float>&
 Tensor<double> conv_layer_abs_sum(const Tensor<float>& x, const Tensor<float>& w,
                                   ConvLayerParams params);
 
+/// The conv layer reference at one output alone, and its S: for samples of outputs (the
+/// grader's check of timed calls). Same sum, same order as conv_layer_reference.
+/// @param x     X[B][C][H][W], row-major
+/// @param w     W[M][C][K][K], row-major
+/// @param shape the layer
+/// @param index the output's row-major offset in Y[B][M][Ho][Wo]
+Conv2dOutput conv_layer_reference_at(const float* x, const float* w, const ConvLayerShape& shape, std::size_t index);
+
 }  // namespace convlab

@@ -36,6 +36,9 @@ inline constexpr const char* kRunnerError = "runner error";              ///< un
 // Building.
 inline constexpr const char* kMissingFile = "missing file";    ///< a file of the lab is not in the submission
 inline constexpr const char* kCompileError = "compile error";  ///< the submission does not build
+/// Its host code calls what no lab needs (processes, threads, files, streams, exit hooks, ...)
+/// or defines a library's symbol (grader/build/host_code_rules.cpp).
+inline constexpr const char* kForbiddenHostCode = "forbidden host code";
 
 // compute-sanitizer (--sanitize).
 inline constexpr const char* kMemcheck = "memcheck";    ///< memcheck reported an error
@@ -43,12 +46,19 @@ inline constexpr const char* kRacecheck = "racecheck";  ///< racecheck reported 
 
 // Performance.
 inline constexpr const char* kTooSlow = "too slow";  ///< slower than the rubric's full-points ratio
+// What the grader's checks of a timed phase found (grader/performance/time_checks.hpp).
+inline constexpr const char* kWrongOnTimedCall = "wrong on a timed call";  ///< a sampled output of a timed call is wrong
+inline constexpr const char* kUnverifiedTime = "unverified time";          ///< no witnessed phase or no samples: no time
+inline constexpr const char* kWorkOffStream = "work outside the timed stream";  ///< wall time far above event time
+inline constexpr const char* kBelowGraderClock = "time below the grader's clock";  ///< reported time far below the witness's
+inline constexpr const char* kFasterThanGpu = "faster than the GPU allows";  ///< under half the roofline's time
 
 /// Every tag above.
-inline constexpr std::array<const char*, 18> kAll = {
-    kNotImplemented, kUnwritten,   kNotFinite,   kOutOfTolerance, kWrongShape,   kNoOutput,
-    kOutOfBoundsWrite, kWroteInput, kIllegalAddress, kCrashed,     kTimedOut,     kCudaError,
-    kRunnerError,    kMissingFile, kCompileError, kMemcheck,      kRacecheck,    kTooSlow};
+inline constexpr std::array<const char*, 24> kAll = {
+    kNotImplemented,  kUnwritten,         kNotFinite,      kOutOfTolerance,  kWrongShape,        kNoOutput,
+    kOutOfBoundsWrite, kWroteInput,       kIllegalAddress, kCrashed,         kTimedOut,          kCudaError,
+    kRunnerError,     kMissingFile,       kCompileError,   kForbiddenHostCode, kMemcheck,        kRacecheck,
+    kTooSlow,         kWrongOnTimedCall,  kUnverifiedTime, kWorkOffStream,   kBelowGraderClock,  kFasterThanGpu};
 
 /// True when `tag` is one of the tags above (a report's tags are checked against this list:
 /// a runner report is written by a process that ran the student's code).

@@ -23,8 +23,18 @@ fs::path own_path() {
 
 }  // namespace
 
-TunedDispatch::TunedDispatch(std::string origin, fs::path kernel_file)
-    : origin_(std::move(origin)), kernel_file_(std::move(kernel_file)) {}
+fs::path kernel_beside(const char* this_file) {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path copy = exe.string() + kKernelCopySuffix;
+    if (fs::is_regular_file(copy, ec)) return copy;
+  }
+  return fs::path(this_file).parent_path() / kKernelFileName;
+}
+
+TunedDispatch::TunedDispatch(std::string origin, const char* launcher_file)
+    : origin_(std::move(origin)), kernel_file_(kernel_beside(launcher_file)) {}
 
 TunedDispatch::~TunedDispatch() = default;
 

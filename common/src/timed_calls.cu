@@ -1,0 +1,149 @@
+#include "convlab/timed_calls.cuh"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+
+#include "convlab/ceil_div.hpp"
+#include "convlab/compare.hpp"
+#include "convlab/cuda_check.cuh"
+#include "convlab/device_buffer.cuh"
+
+namespace convlab {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void __launch_bounds__(kBlock) fill_fresh(std::uint64_t seed, int input, fresh::Tensor tensor, float* out,
+                                                     std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = fresh::value(seed, input, tensor, i);
+  }
+}
+
+// samples[call][s] = outputs[call][sample_position(nonce, call, s)]; outputs: [calls][elements].
+__global__ void __launch_bounds__(kBlock) gather_samples(const float* outputs, std::size_t elements, int calls,
+                                                         std::uint64_t nonce, float* samples) {
+  const int s = blockIdx.x * kBlock + threadIdx.x;
+  const int call = blockIdx.y;
+  if (s >= fresh::kSamplesPerCall || call >= calls) return;
+  const std::uint64_t at = fresh::sample_position(nonce, call, s, elements);
+  samples[static_cast<std::size_t>(call) * fresh::kSamplesPerCall + s] =
+      outputs[static_cast<std::size_t>(call) * elements + at];
+}
+
+int grid_for(std::size_t count) { return static_cast<int>(std::min<std::size_t>(ceil_div<std::size_t>(count, kBlock), 4096)); }
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+struct FreshTimedPhase::Buffers {
+  // staged[d][t]: tensor t of distinct input d, copied into the lab's buffers before a call.
+  std::vector<std::vector<DeviceBuffer<float>>> staged;
+  std::optional<DeviceBuffer<float>> kept;  // [repeats][output_elements] with keep_outputs
+};
+
+FreshTimedPhase::FreshTimedPhase(TimedPhaseSetup setup) : setup_(std::move(setup)), buffers_(new Buffers) {
+  if (setup_.repeats < 1) throw std::invalid_argument("a timed phase needs at least one call");
+  if (setup_.keep_outputs && setup_.repeats > fresh::kMaxKeptCalls) {
+    throw std::invalid_argument(fmt::format("--repeats {}: at most {} timed calls keep their outputs", setup_.repeats,
+                                            fresh::kMaxKeptCalls));
+  }
+}
+
+FreshTimedPhase::~FreshTimedPhase() = default;
+
+TimedPhase FreshTimedPhase::run() {
+  Buffers& b = *buffers_;
+  b.staged.clear();
+  for (int d = 0; d < fresh::kDistinctInputs; ++d) {
+    std::vector<DeviceBuffer<float>> tensors;
+    for (std::size_t t = 0; t < setup_.inputs.size(); ++t) {
+      const std::size_t n = setup_.inputs[t].second;
+      tensors.emplace_back(n, 0);
+      fill_fresh<<<grid_for(n), kBlock>>>(setup_.seed, d, static_cast<fresh::Tensor>(t), tensors.back().data(), n);
+      CUDA_CHECK(cudaGetLastError());
+    }
+    b.staged.push_back(std::move(tensors));
+  }
+  if (setup_.keep_outputs) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t need = static_cast<std::size_t>(setup_.repeats) * setup_.output_elements * sizeof(float);
+    if (need > free_bytes / 2) {
+      throw std::runtime_error(fmt::format("keeping {} outputs of {} MB needs more than half the GPU's free memory; "
+                                           "use fewer --repeats", setup_.repeats,
+                                           setup_.output_elements * sizeof(float) >> 20));
+    }
+    b.kept.emplace(static_cast<std::size_t>(setup_.repeats) * setup_.output_elements, 0);
+  }
+
+  const std::vector<int> order = fresh::call_order(setup_.seed, setup_.warmup + setup_.repeats);
+  // One call as the timed phase makes it: fresh input and poisoned output first, untimed.
+  auto prepare = [&](int call) -> float* {
+    const std::vector<DeviceBuffer<float>>& input = b.staged[static_cast<std::size_t>(order[call])];
+    for (std::size_t t = 0; t < input.size(); ++t) {
+      CUDA_CHECK(cudaMemcpyAsync(setup_.inputs[t].first, input[t].data(), input[t].bytes(), cudaMemcpyDeviceToDevice));
+    }
+    const int timed = call - setup_.warmup;
+    float* out = setup_.keep_outputs && timed >= 0 ? b.kept->data() + static_cast<std::size_t>(timed) * setup_.output_elements
+                                                   : setup_.output;
+    CUDA_CHECK(cudaMemsetAsync(out, 0xFF, setup_.output_elements * sizeof(float)));  // kPoisonBits
+    return out;
+  };
+  static_assert(kPoisonBits == 0xFFFFFFFFu, "the memset above pours the poison byte by byte");
+
+  for (int i = 0; i < setup_.warmup; ++i) setup_.launch(prepare(i));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  EventTimer timer;
+  std::vector<double> event_ms, wall_ms;
+  double spent_ms = 0;
+  for (int i = 0; i < setup_.repeats; ++i) {
+    float* out = prepare(setup_.warmup + i);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // The flush is queued inside the wall interval, ahead of the start event, as time_kernel()
+    // queues it: the kernel then starts as soon as the flush ends, and no launch latency from an
+    // idle device falls between the events (it cost 3–9 µs a call when the flush came before the
+    // synchronisation, measured on an H100). The reference pays the same flush inside its wall
+    // interval, so the grader's comparison of wall and event times is unchanged.
+    const auto t0 = std::chrono::steady_clock::now();
+    flush_l2_cache();
+    timer.start();
+    setup_.launch(out);
+    const double event = timer.stop();
+    CUDA_CHECK(cudaDeviceSynchronize());  // work on any other stream ends inside the wall time
+    const double wall = ms_since(t0);
+    event_ms.push_back(event);
+    wall_ms.push_back(wall);
+    spent_ms += wall;
+    if (i >= 2 && spent_ms > setup_.max_seconds * 1e3) break;
+  }
+  timed_calls_ = static_cast<int>(event_ms.size());
+  TimedPhase phase;
+  phase.event = summarize_samples(std::move(event_ms));
+  phase.wall = summarize_samples(std::move(wall_ms));
+  phase.warmup = setup_.warmup;
+  b.staged.clear();
+  return phase;
+}
+
+std::vector<float> FreshTimedPhase::samples(std::uint64_t nonce) const {
+  if (!buffers_->kept) throw std::logic_error("samples() needs a phase run with keep_outputs");
+  DeviceBuffer<float> gathered(static_cast<std::size_t>(timed_calls_) * fresh::kSamplesPerCall, 0);
+  const dim3 grid(ceil_div(fresh::kSamplesPerCall, kBlock), static_cast<unsigned>(timed_calls_));
+  gather_samples<<<grid, kBlock>>>(buffers_->kept->data(), setup_.output_elements, timed_calls_, nonce, gathered.data());
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<float> host(gathered.size());
+  gathered.download(host.data());
+  return host;
+}
+
+}  // namespace convlab
