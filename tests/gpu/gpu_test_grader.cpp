@@ -318,6 +318,7 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
   //    --no-host-code-check, are still stopped by the sandbox or by the grader's checks of time.
   const fs::path alone = fs::temp_directory_path() / "convlab-gpu-without-host-code-check";
   fs::remove_all(alone);
+  fs::create_directories(alone);
   for (const auto& [name, e] : expected) {
     if (e.contains("without_host_code_check")) fs::copy(kWrong / name, alone / name, fs::copy_options::recursive);
   }

@@ -56,14 +56,16 @@ std::string tail(const std::string& text, std::size_t chars = 6000) {
 }
 
 /// The lab folder with every marked step's code taken from the solution, as a one-lab submission:
-/// kSpliced/submission/06-im2col/. Files without steps (the stretch step's stub) as shipped.
+/// kSpliced/submission/06-im2col/. Files without steps (the stretch step's stub, the README, the
+/// drawing) as shipped.
 fs::path spliced_submission() {
   const fs::path folder = kSpliced / "submission" / "06-im2col";
   fs::create_directories(folder);
   for (const auto& entry : fs::directory_iterator(kLab)) {
     const fs::path name = entry.path().filename();
     const std::string stub = read(entry.path());
-    const bool has_steps = !testing::find_steps(stub, name.string()).empty();
+    // Code files only: the README shows a step's markers in an example, and has no solution twin.
+    const bool has_steps = fs::exists(kSolution / name) && !testing::find_steps(stub, name.string()).empty();
     std::ofstream(folder / name, std::ios::binary | std::ios::trunc)
         << (has_steps ? testing::splice_all_steps(stub, read(kSolution / name)) : stub);
   }
