@@ -185,7 +185,7 @@ TEST_CASE("gpu: ncu's global loads and cp.async copies of lab 06 equal the analy
     struct Step { const char* variant; const char* regex; };
     const Step steps[] = {{"unroll_gemm", "unroll_kernel|tiled_gemm_kernel"},
                           {"fused_gemm", "fused_gemm_kernel"},
-                          {"register_tiled", "implicit_gemm_register_tiled"}};
+                          {"register_tiled", "async_copies_kernel"}};
     for (const Step& st : steps) {
       const analysis::Im2colStep& model = a.step(st.variant);
       std::string out;
