@@ -481,10 +481,8 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
   write_json(path, j);
 }
 
-}  // namespace
-
-int run_lab(int argc, char** argv, const LabDescription& lab) {
-  Options opt;
+// Phase 1: the command line. Returns an exit code when parsing ended the run (--help, a bad flag).
+std::optional<int> parse_options(int argc, char** argv, const LabDescription& lab, Options& opt) {
   CLI::App app{fmt::format("{}: {}. Runs the lab on dataset cases, checks and times it.", lab.id, lab.title)};
   app.add_option("cases", opt.paths, "case folders, or folders holding cases (e.g. datasets/conv2d)");
   // One name per --variant: a list option would take the case folders after it as variant names.
@@ -512,7 +510,12 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitAllPassed : kExitUsage;
   }
+  return std::nullopt;
+}
 
+// Phase 2: what the options ask for is possible, checked before anything runs (results that
+// cannot be written would be lost). Returns an exit code when it is not.
+std::optional<int> check_request(const Options& opt, const LabDescription& lab, const char* program) {
   if (opt.witness && opt.output_dir.empty()) {
     fmt::print(stderr, "{}: --witness needs --output DIR (the samples of the timed outputs go there)\n", lab.id);
     return kExitUsage;
@@ -521,8 +524,6 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     fmt::print(stderr, "{}: --witness keeps every timed output: --repeats at most {}\n", lab.id, fresh::kMaxKeptCalls);
     return kExitUsage;
   }
-
-  // --json is checked before anything runs: results that cannot be written would be lost.
   if (!opt.json_path.empty() && opt.json_path != "-") {
     try {
       check_writable(opt.json_path);
@@ -531,13 +532,7 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
       return kExitUsage;
     }
   }
-
-  if (opt.list) {
-    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
-    for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
-    write_list_json(opt.json_path, lab);
-    return g_json_failed ? kExitUsage : kExitAllPassed;
-  }
+  if (opt.list) return std::nullopt;
   for (const std::string& name : opt.variants) {
     bool known = false;
     for (const auto& v : lab.conv2d) known |= v.name == name;
@@ -554,26 +549,10 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     }
   }
   if (opt.paths.empty()) {
-    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, argv[0],
+    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, program,
                lab.conv2d.empty() ? "conv_layer" : "conv2d");
     return kExitUsage;
   }
-  auto selected = [&](const std::string& name) {
-    return opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), name) != opt.variants.end();
-  };
-
-  std::vector<fs::path> cases;
-  try {
-    std::vector<std::string> skipped;  // unreadable folders: reported, not fatal
-    for (const std::string& p : opt.paths) {
-      for (const fs::path& c : find_cases(p, &skipped)) cases.push_back(c);
-    }
-    for (const std::string& why : skipped) fmt::print(stderr, "{}: warning: {}\n", lab.id, why);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "{}: {}\n", lab.id, e.what());
-    return kExitUsage;
-  }
-
   if (!opt.error_map_dir.empty()) {
     std::error_code ec;
     fs::create_directories(opt.error_map_dir, ec);
@@ -583,6 +562,103 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
       return kExitUsage;
     }
   }
+  return std::nullopt;
+}
+
+// Phase 3: the case folders under the paths given; unreadable sub-folders are reported, not fatal.
+std::optional<std::vector<fs::path>> find_all_cases(const Options& opt, const LabDescription& lab) {
+  std::vector<fs::path> cases;
+  try {
+    std::vector<std::string> skipped;
+    for (const std::string& p : opt.paths) {
+      for (const fs::path& c : find_cases(p, &skipped)) cases.push_back(c);
+    }
+    for (const std::string& why : skipped) fmt::print(stderr, "{}: warning: {}\n", lab.id, why);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", lab.id, e.what());
+    return std::nullopt;
+  }
+  return cases;
+}
+
+// Runs `run` for one variant under the case timeout; a CUDA error that is not sticky fails the
+// run only (a sticky one propagates: the process cannot go on).
+template <class Run>
+Result run_guarded(const RunContext& ctx, const std::string& variant, const CaseInfo& info, const std::string& shape,
+                   Run run) {
+  arm_timeout(ctx.opt.timeout_s, fmt::format("{} {} on {}", ctx.lab_id, variant, info.id()));
+  Result r;
+  try {
+    r = run();
+  } catch (const CudaError& e) {
+    if (e.sticky()) throw;
+    r = failed_result(info.id(), variant, shape, Status::fail, e.what(), cuda_error_reasons(e));
+  }
+  alarm(0);
+  return r;
+}
+
+// Phase 4: every selected variant on every case of this lab's problem, each result recorded as
+// it comes. Throws the CudaError of a sticky failure.
+template <class Record>
+void run_all_cases(const std::vector<fs::path>& cases, const LabDescription& lab, const RunContext& ctx, Record record) {
+  const Options& opt = ctx.opt;
+  auto selected = [&](const std::string& name) {
+    return opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), name) != opt.variants.end();
+  };
+  for (const fs::path& dir : cases) {
+    CaseInfo info;
+    try {
+      info = read_case_info(dir);
+    } catch (const std::exception& e) {
+      record(failed_result(dir.string(), "-", "", Status::error, e.what()));
+      continue;
+    }
+    const bool layer = info.problem == Problem::conv_layer;
+    if ((layer && lab.conv_layer.empty()) || (!layer && lab.conv2d.empty())) continue;  // not this lab's problem
+    try {
+      if (!layer) {
+        const Conv2dCase c = load_conv2d_case(dir, opt.check);
+        for (const auto& v : lab.conv2d) {
+          if (selected(v.name)) record(run_guarded(ctx, v.name, info, info.conv2d.describe(), [&] { return run_conv2d(c, v, ctx); }));
+        }
+      } else {
+        const ConvLayerCase c = load_conv_layer_case(dir, opt.check);
+        for (const auto& v : lab.conv_layer) {
+          if (selected(v.name)) record(run_guarded(ctx, v.name, info, info.layer.describe(), [&] { return run_layer(c, v, ctx); }));
+        }
+      }
+    } catch (const CudaError&) {
+      throw;
+    } catch (const std::exception& e) {  // unreadable case files
+      record(failed_result(info.id(), "-", "", Status::error, e.what()));
+    }
+  }
+}
+
+void print_device_line(const LabDescription& lab, const DeviceInfo& device, const RunContext& ctx) {
+  fmt::print("{} on {}", lab.id, device.describe());
+  if (ctx.ceilings) {
+    fmt::print("; measured copy {:.0f} GB/s, FMA {:.1f} TFLOP/s", ctx.ceilings->copy_bytes_per_s / 1e9,
+               ctx.ceilings->fma_flops_per_s / 1e12);
+  }
+  fmt::print("\n");
+}
+
+}  // namespace
+
+int run_lab(int argc, char** argv, const LabDescription& lab) {
+  Options opt;
+  if (const auto ended = parse_options(argc, argv, lab, opt)) return *ended;
+  if (const auto refused = check_request(opt, lab, argv[0])) return *refused;
+  if (opt.list) {
+    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
+    for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
+    write_list_json(opt.json_path, lab);
+    return g_json_failed ? kExitUsage : kExitAllPassed;
+  }
+  const std::optional<std::vector<fs::path>> cases = find_all_cases(opt, lab);
+  if (!cases) return kExitUsage;
 
   RunContext ctx;
   ctx.lab_id = lab.id;
@@ -610,62 +686,8 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
       ctx.ceilings = measure_ceilings();
       alarm(0);
     }
-    if (!opt.quiet) {
-      fmt::print("{} on {}", lab.id, device->describe());
-      if (ctx.ceilings) {
-        fmt::print("; measured copy {:.0f} GB/s, FMA {:.1f} TFLOP/s", ctx.ceilings->copy_bytes_per_s / 1e9,
-                   ctx.ceilings->fma_flops_per_s / 1e12);
-      }
-      fmt::print("\n");
-    }
-    for (const fs::path& dir : cases) {
-      CaseInfo info;
-      try {
-        info = read_case_info(dir);
-      } catch (const std::exception& e) {
-        record(failed_result(dir.string(), "-", "", Status::error, e.what()));
-        continue;
-      }
-      const bool layer = info.problem == Problem::conv_layer;
-      if ((layer && lab.conv_layer.empty()) || (!layer && lab.conv2d.empty())) continue;  // not this lab's problem
-      try {
-        if (!layer) {
-          const Conv2dCase c = load_conv2d_case(dir, opt.check);
-          for (const auto& v : lab.conv2d) {
-            if (!selected(v.name)) continue;
-            arm_timeout(opt.timeout_s, fmt::format("{} {} on {}", lab.id, v.name, info.id()));
-            Result r;
-            try {
-              r = run_conv2d(c, v, ctx);
-            } catch (const CudaError& e) {
-              if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.conv2d.describe(), Status::fail, e.what(), cuda_error_reasons(e));
-            }
-            alarm(0);
-            record(std::move(r));
-          }
-        } else {
-          const ConvLayerCase c = load_conv_layer_case(dir, opt.check);
-          for (const auto& v : lab.conv_layer) {
-            if (!selected(v.name)) continue;
-            arm_timeout(opt.timeout_s, fmt::format("{} {} on {}", lab.id, v.name, info.id()));
-            Result r;
-            try {
-              r = run_layer(c, v, ctx);
-            } catch (const CudaError& e) {
-              if (e.sticky()) throw;
-              r = failed_result(info.id(), v.name, info.layer.describe(), Status::fail, e.what(), cuda_error_reasons(e));
-            }
-            alarm(0);
-            record(std::move(r));
-          }
-        }
-      } catch (const CudaError&) {
-        throw;
-      } catch (const std::exception& e) {  // unreadable case files
-        record(failed_result(info.id(), "-", "", Status::error, e.what()));
-      }
-    }
+    if (!opt.quiet) print_device_line(lab, *device, ctx);
+    run_all_cases(*cases, lab, ctx, record);
   } catch (const CudaError& e) {
     alarm(0);
     fmt::print("CRASH {} {}\n      The CUDA context is unusable after this error; no further case can run "

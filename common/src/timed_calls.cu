@@ -111,9 +111,9 @@ TimedPhase FreshTimedPhase::run() {
     CUDA_CHECK(cudaDeviceSynchronize());
     // The flush is queued inside the wall interval, ahead of the start event, as time_kernel()
     // queues it: the kernel then starts as soon as the flush ends, and no launch latency from an
-    // idle device falls between the events (it cost 3–9 µs a call when the flush came before the
-    // synchronisation, measured on an H100). The reference pays the same flush inside its wall
-    // interval, so the grader's comparison of wall and event times is unchanged.
+    // idle device falls between the events (with the flush before the synchronisation, medians
+    // were 1.03–1.34× time_kernel's on an H100; now 0.99–1.02×). The reference pays the same
+    // flush inside its wall interval, so the grader's comparison of wall and event times holds.
     const auto t0 = std::chrono::steady_clock::now();
     flush_l2_cache();
     timer.start();

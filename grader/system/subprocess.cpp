@@ -72,6 +72,47 @@ class DialogFeed {
   std::string pending_;
 };
 
+// Reads the child's output until it closes it or the deadline passes (then kills the group).
+void pump_output(int fd, pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& result,
+                 DialogFeed& feed) {
+  char buf[65536];
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      kill(-pid, SIGKILL);
+      result.timed_out = true;
+      return;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) return;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return;  // EOF: the child closed its output (it exited)
+    result.output.append(buf, static_cast<std::size_t>(n));
+    feed.add(buf, static_cast<std::size_t>(n));
+  }
+}
+
+// Waits for the child: after EOF it may still be running briefly (or forever, if it closed its
+// output). Returns its wait status.
+int reap(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& result) {
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid, SIGKILL);
+      result.timed_out = true;
+      waitpid(pid, &status, 0);
+      break;
+    }
+    usleep(2000);
+  }
+  return status;
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
@@ -161,39 +202,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   DialogFeed feed(dialog, in_socket[0]);
 
   const auto deadline = start + timeout;
-  char buf[65536];
-  for (;;) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
-      kill(-pid, SIGKILL);
-      result.timed_out = true;
-      break;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    pollfd pfd{out_pipe[0], POLLIN, 0};
-    const int ready = poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    const ssize_t n = read(out_pipe[0], buf, sizeof buf);
-    if (n <= 0) break;  // EOF: the child closed its output (it exited)
-    result.output.append(buf, static_cast<std::size_t>(n));
-    feed.add(buf, static_cast<std::size_t>(n));
-  }
+  pump_output(out_pipe[0], pid, deadline, result, feed);
   close(out_pipe[0]);
   if (in_socket[0] >= 0) close(in_socket[0]);
-  int status = 0;
-  // After EOF the child may still be running briefly (or forever, if it closed its output).
-  for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(-pid, SIGKILL);
-      result.timed_out = true;
-      waitpid(pid, &status, 0);
-      break;
-    }
-    usleep(2000);
-  }
+  const int status = reap(pid, deadline, result);
   kill(-pid, SIGKILL);  // anything the child left behind in its group
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.timed_out) {
