@@ -49,11 +49,11 @@ int int_field(const fs::path& file, const json& obj, const std::string& where, c
   const json& v = *it;
   const bool too_big = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
   if (!v.is_number_integer()) {
-    fail(file, fmt::format("field \"{}\" must be an integer, got {}", field, v.dump()));
+    fail(file, fmt::format("field \"{}\" must be an integer, got {}", field, describe_json(v)));
   }
   const long long x = too_big ? hi : v.get<long long>();
   if (too_big || x > hi) {
-    fail(file, fmt::format("field \"{}\" is {}, above the limit of {} (docs/design.md, Limits)", field, v.dump(), hi));
+    fail(file, fmt::format("field \"{}\" is {}, above the limit of {} (docs/design.md, Limits)", field, describe_json(v), hi));
   }
   if (x < lo) fail(file, fmt::format("field \"{}\" is {}, below the minimum of {}", field, x, lo));
   return static_cast<int>(x);
@@ -66,7 +66,7 @@ std::string string_field(const fs::path& file, const json& obj, const char* key,
     if (fallback) return *fallback;
     fail(file, fmt::format("missing string field \"{}\"", key));
   }
-  if (!it->is_string()) fail(file, fmt::format("field \"{}\" must be a string, got {}", key, it->dump()));
+  if (!it->is_string()) fail(file, fmt::format("field \"{}\" must be a string, got {}", key, describe_json(*it)));
   return it->get<std::string>();
 }
 
@@ -148,7 +148,7 @@ CaseInfo read_case_info(const fs::path& dir) {
   info.description = string_field(file, j, "description", std::string());
   if (j.contains("seed")) {
     if (!j["seed"].is_number_unsigned()) {
-      fail(file, fmt::format("field \"seed\" must be a non-negative integer, got {}", j["seed"].dump()));
+      fail(file, fmt::format("field \"seed\" must be a non-negative integer, got {}", describe_json(j["seed"])));
     }
     info.seed = j["seed"].get<std::uint64_t>();
   }

@@ -33,6 +33,7 @@
 #include "reports/bench_report.hpp"
 #include "reports/bench_file.hpp"
 #include "commands/commands.hpp"
+#include "convlab/json_file.hpp"
 #include "convlab/atomic_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
@@ -76,7 +77,7 @@ std::string today_utc() {
   return buf;
 }
 
-json read_json(const fs::path& p) { return json::parse(read_file(p, kMaxTextFileBytes)); }
+json read_json(const fs::path& p) { return parse_json(read_file(p, kMaxTextFileBytes), p.string()); }
 
 // Runs one benchmark program; its output goes to logs/NAME.log. @returns "" or why it failed.
 std::string run_part(const std::string& name, const std::vector<std::string>& argv, const fs::path& dir,

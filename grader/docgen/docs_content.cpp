@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/markdown.hpp"
@@ -83,15 +84,15 @@ std::string own_results_folder(const std::string& source) {
 std::string results_gpu_name(const fs::path& folder) {
   if (const auto text = read_text(folder / "bench.json")) {
     try {
-      const auto j = nlohmann::json::parse(*text);
+      const auto j = parse_json(*text, (folder / "bench.json").string());
       for (const char* key : {"gpu", "device"}) {
         if (!j.contains(key)) continue;
         const auto& v = j.at(key);
         if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
         if (v.is_object() && v.contains("name") && v.at("name").is_string()) return v.at("name").get<std::string>();
       }
-    } catch (const nlohmann::json::exception&) {
-      // not JSON after all: try the Markdown
+    } catch (const std::exception&) {
+      // not JSON after all (or nested past any bench.json): try the Markdown
     }
   }
   for (const char* md : {"bench.md", "table.md"}) {

@@ -103,12 +103,12 @@ void check_value(const json& v, const Rule& rule, const std::string& origin, con
     case Kind::number: ok = v.is_number() || v.is_null(); break;
     case Kind::integer: ok = v.is_number_integer(); break;
   }
-  if (!ok) fail(origin, field, fmt::format("must be {}, got {}", kind_name(rule.kind), v.dump()));
+  if (!ok) fail(origin, field, fmt::format("must be {}, got {}", kind_name(rule.kind), describe_json(v)));
   if (rule.kind == Kind::integer) {
     const bool above = v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(rule.hi)
                                               : v.get<long long>() > rule.hi;
     if (above || (!v.is_number_unsigned() && v.get<long long>() < rule.lo)) {
-      fail(origin, field, fmt::format("is {}, outside {}..{}", v.dump(), rule.lo, rule.hi));
+      fail(origin, field, fmt::format("is {}, outside {}..{}", describe_json(v), rule.lo, rule.hi));
     }
   }
 }
@@ -155,7 +155,7 @@ void check_bench_json(const json& bench, const std::string& origin) {
       if (!r.contains("height") || !r.contains("width")) continue;
       if (!product_within({r["height"].get<std::uint64_t>(), r["width"].get<std::uint64_t>()}, kMaxTensorElements)) {
         fail(origin, fmt::format("conv2d.results[{}]", i),
-             fmt::format("a {}x{} image holds more than {} elements, the limit", r["height"].dump(), r["width"].dump(),
+             fmt::format("a {}x{} image holds more than {} elements, the limit", describe_json(r["height"]), describe_json(r["width"]),
                          kMaxTensorElements));
       }
     }

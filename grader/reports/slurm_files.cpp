@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 
@@ -26,7 +27,7 @@ Roster read_roster(const fs::path& file) {
   }
   Roster r;
   try {
-    json j = json::parse(text);
+    json j = parse_json(text, file.string());
     if (j.value("format", "") != "convlab-roster" || j.value("version", 0) != 1) {
       throw std::runtime_error("not a convlab-roster version 1 (\"format\", \"version\")");
     }

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "reports/grade_report.hpp"
@@ -29,7 +30,7 @@ T field(const json& j, const char* key, const std::string& where) {
 StudentFile read_student_file(const fs::path& file) {
   json j;
   try {
-    j = json::parse(read_file(file, kMaxTextFileBytes));
+    j = parse_json(read_file(file, kMaxTextFileBytes), file.string());
   } catch (const json::exception& e) {
     throw std::runtime_error(fmt::format("{}: not JSON: {}", file.string(), e.what()));
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "run/runner_call.hpp"
@@ -86,7 +87,7 @@ std::optional<LabVariants> list_lab(const fs::path& exe, const fs::path& work_di
     return fail("wrote no list (an executable from before `--list --json`? rebuild it)");
   }
   try {
-    return parse_lab_variants(json::parse(read_file(json_path, kMaxTextFileBytes)));
+    return parse_lab_variants(parse_json(read_file(json_path, kMaxTextFileBytes), json_path.string()));
   } catch (const std::exception& e) {
     return fail(e.what());
   }

@@ -2,6 +2,7 @@
 
 #include "run/reasons.hpp"
 
+#include "convlab/json_file.hpp"
 #include "convlab/autotune/kernel_source.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
@@ -48,7 +49,7 @@ void read_report(const fs::path& path, RunnerReport& r) {
   }
   try {
     // The child wrote it: a regular file of bounded size, parsed only after both are checked.
-    const json j = json::parse(read_file(path, kMaxTextFileBytes));
+    const json j = parse_json(read_file(path, kMaxTextFileBytes), "the runner's report");
     if (j.value("format", "") != "convlab-run") throw std::runtime_error("not a convlab-run report");
     r.finished = j.value("finished", true);
     if (const auto c = j.find("ceilings"); c != j.end() && c->is_object()) {

@@ -29,6 +29,19 @@ CaseSet load_case_set(const fs::path& root, const std::string& description) {
   std::map<std::string, fs::path> named;  // name -> the case folder that has it
   for (const fs::path& dir : find_cases(root, &set.skipped)) {
     GradingCase c{read_case_info(dir), dir};
+    // Every file of the case read now, before any build: a broken input is the dataset's error,
+    // with its path, and not, after the builds, a class of "could not grade".
+    try {
+      if (c.info.problem == Problem::conv2d) {
+        load_conv2d_case(dir, true);
+      } else {
+        load_conv_layer_case(dir, true);
+      }
+    } catch (const DatasetError&) {
+      throw;
+    } catch (const std::exception& e) {  // a .npy's own error, which names its file
+      throw DatasetError(e.what());
+    }
     // Two cases of one name would be staged into one folder, and one judged by the other's output.
     if (const auto [it, fresh] = named.emplace(c.info.name, dir); !fresh) {
       throw DatasetError(fmt::format("{}: field \"name\": \"{}\" is also the name of the case in {}",

@@ -39,8 +39,10 @@ struct CaseSet {
 };
 
 /// Every case folder under `root` (find_cases); unreadable folders are passed over and listed
-/// in `skipped`. @throws DatasetError if there is none, for a malformed case, and for two cases
-/// of one name.
+/// in `skipped`. Every file of every case is read once here (its inputs and expected output), so
+/// that a broken file stops a run before anything is built.
+/// @throws DatasetError if there is none, for a malformed case or file (naming it), and for two
+/// cases of one name.
 CaseSet load_case_set(const std::filesystem::path& root, const std::string& description);
 
 /// Generates `count` random conv2d cases and `count` random conv-layer cases from `seed`

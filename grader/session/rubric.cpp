@@ -24,7 +24,7 @@ namespace {
 class Fields {
  public:
   Fields(const json& j, std::string path, const std::string& source) : j_(j), path_(std::move(path)), source_(source) {
-    if (!j_.is_object()) fail("", fmt::format("expected an object, got {}", j_.dump()));
+    if (!j_.is_object()) fail("", fmt::format("expected an object, got {}", describe_json(j_)));
   }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     const std::string where = path_.empty() ? key : (key.empty() ? path_ : path_ + "." + key);
@@ -40,14 +40,14 @@ class Fields {
     if (!v) fail(key, "missing");
     return *v;
   }
-  double number(const std::string& key, double min, std::optional<double> fallback = std::nullopt) {
+  double number(const std::string& key, double min, double max, std::optional<double> fallback = std::nullopt) {
     const json* v = find(key);
     if (!v) {
       if (fallback) return *fallback;
       fail(key, "missing");
     }
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < min) {
-      fail(key, fmt::format("expected a number ≥ {}, got {}", min, v->dump()));
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < min || v->get<double>() > max) {
+      fail(key, fmt::format("expected a number from {} to {}, got {}", min, max, describe_json(*v)));
     }
     return v->get<double>();
   }
@@ -58,25 +58,25 @@ class Fields {
       fail(key, "missing");
     }
     if (!v->is_number_integer() || v->get<long long>() < min || v->get<long long>() > max) {
-      fail(key, fmt::format("expected an integer from {} to {}, got {}", min, max, v->dump()));
+      fail(key, fmt::format("expected an integer from {} to {}, got {}", min, max, describe_json(*v)));
     }
     return v->get<int>();
   }
   std::uint64_t seed(const std::string& key) {
     const json& v = require(key);
-    if (!v.is_number_unsigned()) fail(key, fmt::format("expected a non-negative integer, got {}", v.dump()));
+    if (!v.is_number_unsigned()) fail(key, fmt::format("expected a non-negative integer, got {}", describe_json(v)));
     return v.get<std::uint64_t>();
   }
   bool boolean(const std::string& key, bool fallback) {
     const json* v = find(key);
     if (!v) return fallback;
-    if (!v->is_boolean()) fail(key, fmt::format("expected true or false, got {}", v->dump()));
+    if (!v->is_boolean()) fail(key, fmt::format("expected true or false, got {}", describe_json(*v)));
     return v->get<bool>();
   }
   std::string string(const std::string& key, const std::string& fallback) {
     const json* v = find(key);
     if (!v) return fallback;
-    if (!v->is_string()) fail(key, fmt::format("expected a string, got {}", v->dump()));
+    if (!v->is_string()) fail(key, fmt::format("expected a string, got {}", describe_json(*v)));
     return v->get<std::string>();
   }
   Fields object(const std::string& key) {
@@ -159,13 +159,14 @@ Rubric parse_rubric(const json& j, const std::string& source) {
     if (!std::regex_match(number, std::regex(R"(\d\d)"))) labs.fail(number, "lab keys are two-digit numbers, e.g. \"01\"");
     Fields lab(value, "labs." + number, source);
     LabPoints p;
-    p.correctness = lab.number("correctness", 0);
-    p.performance = lab.number("performance", 0);
+    // Bounded so that no sum of them overflows to inf (a Gradescope score of null).
+    p.correctness = lab.number("correctness", 0, kMaxRubricPoints);
+    p.performance = lab.number("performance", 0, kMaxRubricPoints);
     if (const json* st = lab.find("stretch")) {
-      if (!st->is_array()) lab.fail("stretch", fmt::format("expected an array of variant names, got {}", st->dump()));
+      if (!st->is_array()) lab.fail("stretch", fmt::format("expected an array of variant names, got {}", describe_json(*st)));
       for (const json& v : *st) {
         if (!v.is_string() || v.get<std::string>().empty()) {
-          lab.fail("stretch", fmt::format("expected variant names (strings), got {}", v.dump()));
+          lab.fail("stretch", fmt::format("expected variant names (strings), got {}", describe_json(v)));
         }
         p.stretch.push_back(v.get<std::string>());
       }
@@ -185,8 +186,8 @@ Rubric parse_rubric(const json& j, const std::string& source) {
   correctness.no_unknown_keys();
 
   Fields perf = top.object("performance");
-  r.full_at_ratio = perf.number("full_at_ratio", 0);
-  r.zero_at_ratio = perf.number("zero_at_ratio", 0);
+  r.full_at_ratio = perf.number("full_at_ratio", 0, kMaxRubricRatio);
+  r.zero_at_ratio = perf.number("zero_at_ratio", 0, kMaxRubricRatio);
   if (r.full_at_ratio < 1) perf.fail("full_at_ratio", fmt::format("must be ≥ 1 (the reference's own time), got {}", r.full_at_ratio));
   if (r.zero_at_ratio <= r.full_at_ratio) {
     perf.fail("zero_at_ratio", fmt::format("must be greater than full_at_ratio ({}), got {}", r.full_at_ratio, r.zero_at_ratio));

@@ -25,8 +25,13 @@
 
 namespace convlab::grader {
 
+/// Most points a rubric gives one part of one lab (correctness or performance).
+inline constexpr double kMaxRubricPoints = 1000;
+/// Largest time ratio a rubric may name (full_at_ratio, zero_at_ratio).
+inline constexpr double kMaxRubricRatio = 1000;
+
 /// A rubric that cannot be used; what() names the file and the field, e.g.
-/// "rubric grader/rubric.json: labs.03.performance: expected a number ≥ 0, got \"x\"".
+/// "rubric grader/rubric.json: labs.03.performance: expected a number from 0 to 1000, got \"x\"".
 struct RubricError : LoadError {
   using LoadError::LoadError;
 };

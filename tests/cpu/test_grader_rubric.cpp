@@ -72,7 +72,17 @@ TEST_CASE("rubric: correctness is proportional or all-or-nothing, and a hazard z
 TEST_CASE("rubric: errors name the file and the field", "[grader][rubric]") {
   json j = valid_rubric();
   j["labs"]["01"]["correctness"] = "seven";
-  CHECK(error_of(j) == "rubric r.json: labs.01.correctness: expected a number ≥ 0, got \"seven\"");
+  CHECK(error_of(j) == "rubric r.json: labs.01.correctness: expected a number from 0 to 1000, got \"seven\"");
+
+  // Points without a bound once summed to inf, and Gradescope's score to null, with exit 0.
+  j = valid_rubric();
+  j["labs"]["01"]["performance"] = 1e308;
+  CHECK(error_of(j) == "rubric r.json: labs.01.performance: expected a number from 0 to 1000, got 1e+308");
+  j["labs"]["01"]["performance"] = 1000;
+  CHECK(error_of(j) == "(accepted)");  // the limit itself is allowed
+  j = valid_rubric();
+  j["performance"]["zero_at_ratio"] = 1e300;
+  CHECK_THAT(error_of(j), Catch::Contains("performance.zero_at_ratio: expected a number from 0 to 1000"));
 
   j = valid_rubric();
   j["performance"]["zero_at_ratio"] = 1.2;

@@ -34,6 +34,11 @@ inline constexpr std::uint64_t kMaxNpyFileBytes = kMaxTensorElements * 8 + 16 + 
 /// Largest text file a loader reads: case.json, a rubric, a tuning file, bench.json, a lab's
 /// report, a tool's log, a file of a submission.
 inline constexpr std::uint64_t kMaxTextFileBytes = 64ull << 20;
+/// Deepest nesting of arrays and objects in a JSON file a loader reads: ours nest 4 deep; a
+/// file nested 100,000 deep would overflow the stack of any recursive walk over it.
+inline constexpr int kMaxJsonDepth = 64;
+/// Longest quotation of a file's value in an error message (json_file.hpp, describe_json).
+inline constexpr std::size_t kMaxQuotedChars = 80;
 /// Longest case name (it becomes a folder name and part of output file names).
 inline constexpr std::size_t kMaxCaseNameLength = 128;
 

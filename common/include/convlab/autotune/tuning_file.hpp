@@ -55,7 +55,7 @@ inline TileConfig tile_config_from_json(const nlohmann::json& j, const std::stri
     // In 64 bits first: 2^32+5 must not be read as 5.
     if (it->is_number_unsigned() ? it->get<std::uint64_t>() > 1000000u
                                  : (it->get<long long>() > 1000000 || it->get<long long>() < -1000000)) {
-      throw TuningError(fmt::format("{}: \"{}\" is {}, outside -1000000..1000000", where, key, it->dump()));
+      throw TuningError(fmt::format("{}: \"{}\" is {}, outside -1000000..1000000", where, key, describe_json(*it)));
     }
     return it->get<int>();
   };
