@@ -179,7 +179,20 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--compile-only", o->compile_only, "only compile the heat-map sweep and report registers and spills (no GPU)");
   cmd->add_flag("--warm-cache", o->warm_cache,
                 "only compile, on all cores, every kernel the lab's variants will use (tuning file or defaults)");
-  cmd->add_option("--arch", o->arch, "with --compile-only: the target, e.g. 90 for sm_90");
+  // Checked here, where the other options are: once read with stoi, "sm_90" was an exception's
+  // text, "90a" silently sm_90, "-5" sm_0-5, and 99999 compiled 81 kernels that all failed.
+  cmd->add_option("--arch", o->arch, "with --compile-only: the target, 50 to 129 (e.g. 90 or sm_90 for sm_90)")
+      ->check(CLI::Validator(
+          [](std::string& arch) -> std::string {
+            if (arch.rfind("sm_", 0) == 0) arch = arch.substr(3);
+            const bool digits = arch.size() >= 2 && arch.size() <= 3 &&
+                                arch.find_first_not_of("0123456789") == std::string::npos && arch[0] != '0';
+            if (!digits || std::stoi(arch) < 50 || std::stoi(arch) > 129) {
+              return "a compute capability from 50 to 129 without its suffix, e.g. 90 or sm_90 (not '" + arch + "')";
+            }
+            return "";
+          },
+          "ARCH"));
   cmd->add_option("--jobs", o->jobs, "compile threads (default: all hardware threads)")->check(CLI::Range(1, 1024));
   auto* solutions = cmd->add_flag("--solutions", o->solutions,
                                   "tune the reference kernel (solutions/07-register-tiling/) instead of yours");

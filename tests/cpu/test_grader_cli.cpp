@@ -43,6 +43,15 @@ TEST_CASE("grader cli: bad options are usage errors", "[grader][cli]") {
 
   r = grader({"batch", "/nonexistent/class"});
   CHECK(r.exit_code == kUsageError);
+
+  // tune --arch: each of these was once read by stoi into a wrong target or an exception's text.
+  for (const char* arch : {"sm_9x", "90a", "-5", "99999", "9", "0090", ""}) {
+    INFO("--arch '" << arch << "'");
+    r = grader({"tune", "--compile-only", "--arch", arch});
+    CHECK(r.exit_code == kUsageError);
+    CHECK_THAT(r.output, Catch::Contains("--arch"));
+    CHECK_THAT(r.output, !Catch::Contains("stoi"));
+  }
 }
 
 TEST_CASE("grader cli: without a GPU, grading says so and exits with 'could not grade'", "[grader][cli]") {

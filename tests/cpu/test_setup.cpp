@@ -59,4 +59,5 @@ TEST_CASE("setup: ./convlab labs without CMake, for a user who may not install, 
   CHECK_THAT(r.output, Catch::Contains("Without root, on a cluster"));
   CHECK_THAT(r.output, !Catch::Contains("sudo: "));
   CHECK_THAT(r.output, !Catch::Contains("apt-get install"));
+  CHECK_THAT(r.output, !Catch::Contains("unbound variable"));  // CPATH and friends unset, as here
 }
