@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "commands/commands.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/analysis_im2col.hpp"
 #include "convlab/analysis_register_tiling.hpp"
 #include "convlab/analysis_report.hpp"
@@ -94,6 +95,11 @@ std::filesystem::path find_case(const std::string& dir) {
 
 /// The lab's kernel with the tile or block it launches with (lab_config.hpp).
 analysis::Config lab_config(const std::string& lab, int height, int width, int mask) {
+  // A mask width the lab's kernels do not take would be analysed for a launch that never runs.
+  if (const labs::LabEntry* entry = labs::find_lab(lab);
+      entry != nullptr && entry->problem == Problem::conv2d && !entry->mask_widths.contains(mask)) {
+    throw UsageError(fmt::format("--mask {}: {} takes mask widths {}", mask, lab, entry->mask_widths.to_string()));
+  }
   if (auto c = analysis::config_for_lab(lab, height, width, mask)) return *c;
   throw UsageError(fmt::format("--lab '{}': expected lab01 to lab07", lab));
 }

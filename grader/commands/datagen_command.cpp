@@ -71,7 +71,9 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", args->out, "output folder (default: datasets/ for --public)");
   cmd->add_option("--seed", args->seed, "seed of a fresh random set (0 to 18446744073709551615)")->check(seed_number());
   cmd->add_option("--count", args->count, "cases in a random set")->check(CLI::Range(1, 100000));
-  cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 65536));
+  // 16384² floats and their double reference take 3 GB: a larger random side is a set no
+  // grading run needs, and once ended in a raw std::bad_alloc.
+  cmd->add_option("--max-side", args->max_side, "largest image side of a random conv2d set")->check(CLI::Range(1, 16384));
   cmd->add_option("--problem", args->problem, "conv2d or conv_layer (random sets)")
       ->check(CLI::IsMember({"conv2d", "conv_layer"}));
   cmd->add_option("--masks", args->masks, "comma-separated mask widths of a random conv2d set");
@@ -83,7 +85,7 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", args->force,
                 "write into a folder that already holds cases (a case of the same name is replaced, with no file "
                 "of the old one left beside it; other cases stay)");
-  cmd->callback([args, &exit_code] {
+  cmd->callback([args, cmd, &exit_code] {
     const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
                                                                             : std::filesystem::path(args->out);
     if (args->public_set && args->bench_layers) {
@@ -111,6 +113,14 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
                  (out / "conv_layer").string());
       exit_code = kGraded;
       return;
+    }
+    if (args->problem != "conv2d") {
+      // Accepted and ignored, they would let a user believe the set has what it has not.
+      for (const char* conv2d_only : {"--masks", "--max-side", "--shape"}) {
+        if (cmd->count(conv2d_only) > 0) {
+          throw CLI::ValidationError(conv2d_only, fmt::format("shapes a conv2d set; this is --problem {}", args->problem));
+        }
+      }
     }
     if (args->problem == "conv2d") {
       MaskWidths masks;

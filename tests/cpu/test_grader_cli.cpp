@@ -8,6 +8,7 @@
 
 using namespace convlab::grader;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,6 +53,24 @@ TEST_CASE("grader cli: bad options are usage errors", "[grader][cli]") {
     CHECK_THAT(r.output, Catch::Contains("--arch"));
     CHECK_THAT(r.output, !Catch::Contains("stoi"));
   }
+
+  // Numbers once accepted silently, or met with a raw exception.
+  r = grader({"analyze", "--lab", "lab03", "--height", "32", "--width", "32", "--mask", "19"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--mask 19: lab03 takes mask widths"));
+  r = grader({"analyze", "--lab", "lab03", "--height", "32", "--width", "32", "--mask", "17"});
+  CHECK(r.exit_code == 0);  // the largest it takes
+  const fs::path out = fs::temp_directory_path() / "convlab-cli-datagen";
+  fs::remove_all(out);
+  r = grader({"datagen", "--problem", "conv_layer", "--masks", "99", "--seed", "1", "--out", out.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--masks"));
+  CHECK_THAT(r.output, Catch::Contains("conv_layer"));
+  r = grader({"datagen", "--max-side", "65536", "--seed", "1", "--out", out.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("--max-side"));
+  CHECK_THAT(r.output, !Catch::Contains("bad_alloc"));
+  CHECK_FALSE(fs::exists(out / "conv_layer"));  // nothing was written by the refused runs
 }
 
 TEST_CASE("grader cli: without a GPU, grading says so and exits with 'could not grade'", "[grader][cli]") {
