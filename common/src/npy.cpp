@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -33,38 +34,63 @@ struct Header {
   throw NpyError(fmt::format("{}: {}", path.string(), what));
 }
 
-// Returns the value text after `'key':` in the header dict, up to the matching end.
-std::string dict_value(const std::filesystem::path& path, const std::string& dict,
-                       const std::string& key) {
-  const std::string quoted1 = "'" + key + "'";
-  const std::string quoted2 = "\"" + key + "\"";
-  std::size_t at = dict.find(quoted1);
-  std::size_t klen = quoted1.size();
-  if (at == std::string::npos) {
-    at = dict.find(quoted2);
-    klen = quoted2.size();
+// The header dict, read as Python reads the literal: `{KEY: VALUE, ...}` with quoted keys and
+// values that are quoted strings, tuples or bare words (True, False). A key's text can then no
+// longer be found inside another key's string, and of two equal keys the last one counts, as
+// in NumPy. Values are kept as written: a tuple with its parentheses, a string without quotes.
+std::map<std::string, std::string> parse_dict(const std::filesystem::path& path, const std::string& dict) {
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < dict.size() && std::isspace(static_cast<unsigned char>(dict[i]))) ++i;
+  };
+  const auto quoted = [&](const char* what) {
+    const char quote = dict[i];
+    std::string text;
+    for (++i; i < dict.size() && dict[i] != quote; ++i) {
+      if (dict[i] == '\\' && i + 1 < dict.size()) ++i;
+      text += dict[i];
+    }
+    if (i >= dict.size()) fail(path, fmt::format("header {} is not closed", what));
+    ++i;
+    return text;
+  };
+  std::map<std::string, std::string> entries;
+  skip_space();
+  if (i >= dict.size() || dict[i] != '{') fail(path, "header is not a Python dict literal");
+  ++i;
+  for (;;) {
+    skip_space();
+    if (i < dict.size() && dict[i] == '}') break;
+    if (i >= dict.size() || (dict[i] != '\'' && dict[i] != '"')) fail(path, "header dict has a key that is not a string");
+    const std::string key = quoted("key");
+    skip_space();
+    if (i >= dict.size() || dict[i] != ':') fail(path, fmt::format("header key '{}' has no value", key));
+    ++i;
+    skip_space();
+    if (i >= dict.size()) fail(path, fmt::format("header key '{}' has no value", key));
+    std::string value;
+    if (dict[i] == '\'' || dict[i] == '"') {
+      value = quoted(fmt::format("value of '{}'", key).c_str());
+    } else if (dict[i] == '(') {
+      const std::size_t close = dict.find(')', i);
+      if (close == std::string::npos) fail(path, fmt::format("header tuple of '{}' is not closed", key));
+      value = dict.substr(i, close - i + 1);
+      i = close + 1;
+    } else {
+      const std::size_t b = i;
+      while (i < dict.size() && dict[i] != ',' && dict[i] != '}' && !std::isspace(static_cast<unsigned char>(dict[i]))) ++i;
+      value = dict.substr(b, i - b);
+    }
+    entries[key] = value;  // the last of equal keys counts
+    skip_space();
+    if (i < dict.size() && dict[i] == ',') {
+      ++i;
+      continue;
+    }
+    skip_space();
+    if (i >= dict.size() || dict[i] != '}') fail(path, "header dict is not closed");
   }
-  if (at == std::string::npos) fail(path, fmt::format("header has no '{}' key", key));
-  std::size_t colon = dict.find(':', at + klen);
-  if (colon == std::string::npos) fail(path, fmt::format("header key '{}' has no value", key));
-  std::size_t begin = colon + 1;
-  while (begin < dict.size() && std::isspace(static_cast<unsigned char>(dict[begin]))) ++begin;
-  if (begin >= dict.size()) fail(path, fmt::format("header key '{}' has no value", key));
-  std::size_t end = begin;
-  if (dict[begin] == '(') {
-    end = dict.find(')', begin);
-    if (end == std::string::npos) fail(path, "header shape tuple is not closed");
-    return dict.substr(begin, end - begin + 1);
-  }
-  if (dict[begin] == '\'' || dict[begin] == '"') {
-    end = dict.find(dict[begin], begin + 1);
-    if (end == std::string::npos) fail(path, fmt::format("header value of '{}' is not closed", key));
-    return dict.substr(begin + 1, end - begin - 1);
-  }
-  while (end < dict.size() && dict[end] != ',' && dict[end] != '}') ++end;
-  std::string v = dict.substr(begin, end - begin);
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
-  return v;
+  return entries;
 }
 
 // One dimension: decimal digits (Python 2 may add 'L'), at most kMaxTensorElements, so that
@@ -103,18 +129,21 @@ std::vector<std::size_t> parse_shape(const std::filesystem::path& path, const st
 }
 
 Header parse_header(const std::filesystem::path& path, const std::string& dict) {
-  if (dict.empty() || dict.front() != '{' || dict.find('}') == std::string::npos) {
-    fail(path, "header is not a Python dict literal");
+  const std::map<std::string, std::string> entries = parse_dict(path, dict);
+  // NumPy's own rule: these three keys and no others.
+  for (const char* key : {"descr", "fortran_order", "shape"}) {
+    if (!entries.count(key)) fail(path, fmt::format("header has no '{}' key", key));
   }
+  if (entries.size() != 3) fail(path, "header has keys other than 'descr', 'fortran_order' and 'shape'");
   Header h;
-  h.descr = dict_value(path, dict, "descr");
-  const std::string fortran = dict_value(path, dict, "fortran_order");
+  h.descr = entries.at("descr");
+  const std::string fortran = entries.at("fortran_order");
   if (fortran == "True") {
     h.fortran_order = true;
   } else if (fortran != "False") {
     fail(path, fmt::format("fortran_order is '{}', not True or False", fortran));
   }
-  const std::string shape = dict_value(path, dict, "shape");
+  const std::string shape = entries.at("shape");
   if (shape.empty() || shape.front() != '(') fail(path, "header shape is not a tuple");
   h.shape = parse_shape(path, shape);
   return h;

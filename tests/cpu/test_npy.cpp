@@ -144,3 +144,27 @@ TEST_CASE("npy: a hand-built version 2.0 header is read", "[npy]") {
   write_bytes(temp_file("v2.npy"), npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", floats({7, 8, 9}), 2));
   CHECK(read_npy_f32(temp_file("v2.npy")).values() == std::vector<float>{7, 8, 9});
 }
+
+TEST_CASE("npy: the header is read as the dict literal it is: last of equal keys, no key found inside a string",
+          "[npy][hostile]") {
+  // NumPy keeps the last of two equal keys: this file holds 2x3 floats, not one.
+  write_bytes(temp_file("dup_shape.npy"),
+              npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'shape': (2, 3), }",
+                        floats({1, 2, 3, 4, 5, 6})));
+  const Tensor<float> dup = read_npy_f32(temp_file("dup_shape.npy"));
+  CHECK(dup.shape() == std::vector<std::size_t>{2, 3});
+  // A key's text inside another value's string is that string, not the key; and NumPy takes no
+  // keys but these three.
+  write_bytes(temp_file("shape_in_string.npy"),
+              npy_bytes("{'descr': '<f4', 'note': \"'shape': (1,)\", 'fortran_order': False, 'shape': (2, 3), }",
+                        floats({1, 2, 3, 4, 5, 6})));
+  CHECK_THROWS_WITH(read_npy_f32(temp_file("shape_in_string.npy")), Catch::Contains("keys other than"));
+  // Quotes of either kind and escapes inside them; a missing brace or colon is named.
+  write_bytes(temp_file("double_quotes.npy"),
+              npy_bytes("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3,)}", floats({7, 8, 9})));
+  CHECK(read_npy_f32(temp_file("double_quotes.npy")).values() == std::vector<float>{7, 8, 9});
+  write_bytes(temp_file("open_dict.npy"), npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", floats({7, 8, 9})));
+  CHECK_THROWS_WITH(read_npy_f32(temp_file("open_dict.npy")), Catch::Contains("not closed"));
+  write_bytes(temp_file("no_colon.npy"), npy_bytes("{'descr' '<f4', 'fortran_order': False, 'shape': (3,)}", floats({7, 8, 9})));
+  CHECK_THROWS_WITH(read_npy_f32(temp_file("no_colon.npy")), Catch::Contains("has no value"));
+}
