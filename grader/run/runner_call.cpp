@@ -74,9 +74,6 @@ void read_report(const fs::path& path, RunnerReport& r) {
         }
       }
       if (const auto t = e.find("time_ms"); t != e.end() && t->is_object()) entry.time_ms = number_at(*t, "median");
-      entry.gb_per_s = number_at(e, "effective_gb_per_s");
-      entry.gflop_per_s = number_at(e, "gflop_per_s");
-      entry.roofline_fraction = number_at(e, "roofline_fraction");
       if (const auto t = e.find("timed_calls"); t != e.end() && t->is_object()) {
         const auto runs = number_at(*t, "runs"), warmup = number_at(*t, "warmup");
         const auto event = number_at(*t, "event_median_ms"), wall = number_at(*t, "wall_median_ms");

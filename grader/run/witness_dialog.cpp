@@ -61,8 +61,9 @@ std::string WitnessDialog::on_line(std::string_view line) {
   return "";
 }
 
-const WitnessPhase* WitnessDialog::find(const std::string& case_id, const std::string& variant) const {
-  for (auto it = phases_.rbegin(); it != phases_.rend(); ++it) {
+const WitnessPhase* find_phase(const std::vector<WitnessPhase>& phases, const std::string& case_id,
+                               const std::string& variant) {
+  for (auto it = phases.rbegin(); it != phases.rend(); ++it) {
     if (it->case_id == case_id && it->variant == variant) return &*it;
   }
   return nullptr;

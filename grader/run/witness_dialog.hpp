@@ -26,6 +26,10 @@ struct WitnessPhase {
   std::string broken;       ///< what went wrong in the dialog, if anything
 };
 
+/// The last phase of `case_id` and `variant` in `phases`, or nullptr.
+const WitnessPhase* find_phase(const std::vector<WitnessPhase>& phases, const std::string& case_id,
+                               const std::string& variant);
+
 /// The dialog with one runner process (a LineDialog of system/subprocess.hpp).
 class WitnessDialog {
  public:
@@ -35,8 +39,6 @@ class WitnessDialog {
   std::string on_line(std::string_view line);
   /// Every phase that reached "ready", in order.
   [[nodiscard]] const std::vector<WitnessPhase>& phases() const { return phases_; }
-  /// The last phase of `case_id` and `variant`, or nullptr.
-  [[nodiscard]] const WitnessPhase* find(const std::string& case_id, const std::string& variant) const;
 
  private:
   enum class Step { idle, started, sampling };

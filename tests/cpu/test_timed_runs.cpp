@@ -159,7 +159,7 @@ TEST_CASE("witness dialog: ready, computed and done in order get a seed, a nonce
   CHECK(go == fmt::format("go {}\n", p.seed));
   CHECK(sample == fmt::format("sample {}\n", p.nonce));
   CHECK(p.window_ms >= 0);
-  CHECK(d.find("conv2d/perf", "v1") == &p);
+  CHECK(find_phase(d.phases(), "conv2d/perf", "v1") == &p);
   // The next phase gets other numbers: the child cannot predict them from the last.
   d.on_line(witness_line("ready conv2d/perf v2"));
   CHECK(d.phases()[1].seed != p.seed);
