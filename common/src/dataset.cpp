@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "convlab/json_file.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/npy.hpp"
@@ -261,12 +262,33 @@ void write_case(const fs::path& dir, const ConvLayerCase& c) {
   write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
 }
 
-std::vector<fs::path> find_cases(const fs::path& path, std::vector<std::string>* skipped) {
+namespace {
+
+/// A case folder's links checked: each must lead to a file inside the walked `root` (a case
+/// read through a link would otherwise read whatever the link points at).
+void check_case_links(const fs::path& root, const fs::path& dir) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw DatasetError(fmt::format("{}: no such file or folder", path.string()));
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code e;
+    if (it->is_symlink(e)) resolve_inside(root, it->path());
+  }
+}
+
+}  // namespace
+
+std::vector<fs::path> find_cases(const fs::path& path, std::vector<std::string>* skipped) try {
+  std::error_code ec;
+  const fs::file_status top = fs::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels) {
+    throw DatasetError(fmt::format("{}: a loop of symbolic links", path.string()));
+  }
+  if (!fs::exists(top)) throw DatasetError(fmt::format("{}: no such file or folder", path.string()));
   // A case.json that is not a regular file (a folder, a FIFO) still marks a case folder: its
   // loader refuses it by name rather than the walk passing over it in silence.
-  if (fs::exists(path / kCaseJson, ec)) return {path};
+  if (fs::exists(path / kCaseJson, ec) || fs::is_symlink(path / kCaseJson, ec)) {
+    check_case_links(path, path);
+    return {path};
+  }
   std::vector<fs::path> cases;
   // Folder by folder, so that one unreadable folder is reported and passed over instead of
   // ending the walk (recursive_directory_iterator stops at the first error).
@@ -285,10 +307,15 @@ std::vector<fs::path> find_cases(const fs::path& path, std::vector<std::string>*
     for (; it != fs::directory_iterator(); it.increment(ec)) {
       if (ec) break;
       std::error_code e;
-      if (!it->is_directory(e)) continue;
+      // A link is followed only inside the walked folder (contained_paths.hpp): one that leads
+      // out, dangles or loops stops the walk, naming it.
+      const bool linked = it->is_symlink(e);
+      const fs::path real = linked ? resolve_inside(path, it->path()) : it->path();
+      if (!fs::is_directory(real, e)) continue;
       if (fs::exists(it->path() / kCaseJson, e) || fs::is_symlink(it->path() / kCaseJson, e)) {
+        check_case_links(path, it->path());
         cases.push_back(it->path());
-      } else if (!it->is_symlink(e)) {  // not into linked folders: a loop of links must not hang the walk
+      } else if (!linked) {  // a linked folder's cases are found where they lie
         pending.push_back(it->path());
       }
     }
@@ -297,6 +324,8 @@ std::vector<fs::path> find_cases(const fs::path& path, std::vector<std::string>*
   if (cases.empty()) throw DatasetError(fmt::format("{}: holds no case (no case.json below it)", path.string()));
   std::sort(cases.begin(), cases.end());
   return cases;
+} catch (const PathError& e) {
+  throw DatasetError(e.what());
 }
 
 }  // namespace convlab

@@ -7,7 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/autotune/kernel_source.hpp"
+#include "convlab/contained_paths.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "build/compile_sandbox.hpp"
@@ -42,6 +44,13 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// The files of `src` that staging copies. Only files inside `src`: a student's link out of the
+// submission (to the hidden datasets, to a home folder) would otherwise be read by the grader
+// itself, outside the sandbox, and copied into the build.
+std::vector<fs::path> staged_files(const fs::path& src) {
+  return files_inside(src, [](const fs::path& rel) { return skipped_name(rel.filename()); });
+}
+
 }  // namespace
 
 void copy_precompiled(const fs::path& from, const fs::path& to) {
@@ -58,24 +67,19 @@ void copy_precompiled(const fs::path& from, const fs::path& to) {
 
 void sync_folder(const fs::path& src, const fs::path& dest) {
   fs::create_directories(dest);
-  std::set<fs::path> wanted;
-  for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator(); ++it) {
-    if (skipped_name(it->path())) {
-      if (it->is_directory()) it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file()) continue;
-    const fs::path rel = fs::relative(it->path(), src);
-    wanted.insert(rel);
+  const std::vector<fs::path> files = staged_files(src);
+  const std::set<fs::path> wanted(files.begin(), files.end());
+  for (const fs::path& rel : files) {
     const fs::path target = dest / rel;
-    const std::string bytes = read_file(it->path());
-    if (fs::exists(target) && read_file(target) == bytes) continue;  // unchanged: keep its time stamp
+    const std::string bytes = read_file(src / rel);
+    std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(target, ec)) && read_file(target) == bytes) continue;  // keep its time stamp
     fs::create_directories(target.parent_path());
-    std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
+    write_file_atomically(target, bytes);
   }
   std::vector<fs::path> stale;
   for (auto it = fs::recursive_directory_iterator(dest); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_regular_file() && !wanted.count(fs::relative(it->path(), dest))) stale.push_back(it->path());
+    if (!it->is_directory() && !wanted.count(fs::relative(it->path(), dest))) stale.push_back(it->path());
   }
   for (const fs::path& p : stale) fs::remove(p);
 }
@@ -116,13 +120,26 @@ SubmissionBuilder::SubmissionBuilder(BuildSettings settings, std::vector<LabInfo
 void SubmissionBuilder::stage(const fs::path& submission, const std::vector<LabInfo>& graded) {
   submission_ = submission;
   const fs::path staging = settings_.build_dir / "submission";
+  link_errors_.clear();
   for (const LabInfo& lab : all_labs_) {
     const bool graded_lab = std::any_of(graded.begin(), graded.end(), [&](const LabInfo& g) { return g.number == lab.number; });
-    if (graded_lab && missing_files(submission, lab).empty()) {
-      sync_folder(submission / lab.folder, staging / lab.folder);
-    } else {
-      sync_folder(settings_.source_dir / "labs" / lab.folder, staging / lab.folder);  // the stub: configures, is not built
+    if (graded_lab) {
+      try {
+        // A link out of the submission (the lab's folder itself, or a file in it) is named
+        // before a missing file.
+        if (std::error_code ec; fs::symlink_status(submission / lab.folder, ec).type() != fs::file_type::not_found) {
+          (void)resolve_inside(submission, submission / lab.folder);
+          (void)staged_files(submission / lab.folder);
+        }
+        if (missing_files(submission, lab).empty()) {
+          sync_folder(submission / lab.folder, staging / lab.folder);
+          continue;
+        }
+      } catch (const PathError& e) {
+        link_errors_[lab.number] = e.what();  // the lab scores as one that does not build
+      }
     }
+    sync_folder(settings_.source_dir / "labs" / lab.folder, staging / lab.folder);  // the stub: configures, is not built
   }
 }
 
@@ -193,6 +210,11 @@ std::optional<fs::path> SubmissionBuilder::take_executable(const LabInfo& lab, c
 
 std::optional<LabExecutable> SubmissionBuilder::unbuildable(const LabInfo& lab) {
   LabExecutable result;
+  if (const auto link = link_errors_.find(lab.number); link != link_errors_.end()) {
+    result.build_reasons = {reason::kLinkOutside};
+    result.build_message = link->second;
+    return result;
+  }
   const std::vector<std::string> missing = missing_files(submission_, lab);
   if (!missing.empty()) {
     result.build_reasons = {reason::kMissingFile};

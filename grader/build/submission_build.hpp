@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -87,6 +88,7 @@ class SubmissionBuilder {
   std::filesystem::path submission_;
   bool configured_ = false;
   std::string configure_error_;
+  std::map<std::string, std::string> link_errors_;  // lab number -> the staged submission's link out of it
 };
 
 /// The compiler's first errors in a build log (at most `max_lines` lines), with the staging
@@ -95,7 +97,9 @@ class SubmissionBuilder {
 std::string first_compiler_errors(const std::string& log, const std::string& staging_prefix, std::size_t max_lines = 12);
 
 /// Makes `dest` hold exactly the files of `src` (recursively; hidden files and build folders
-/// left out), rewriting only files whose bytes differ.
+/// left out), rewriting only files whose bytes differ. A link in `src` is read only when it
+/// leads to a file inside `src` (contained_paths.hpp). @throws PathError naming a link that
+/// leads out of `src`, dangles or loops (nothing of `src` is copied then)
 void sync_folder(const std::filesystem::path& src, const std::filesystem::path& dest);
 
 /// Replaces `to` with the plain files of the folder `from` (lab 07's precompiled cubins, beside

@@ -8,13 +8,13 @@
 // students by name, whatever the order in which they finished.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "reports/batch_report.hpp"
 #include "commands/commands.hpp"
 #include "commands/grade_options.hpp"
+#include "convlab/contained_paths.hpp"
 #include "reports/grade_report.hpp"
 #include "reports/report_files.hpp"
+#include "schedule/class_folder.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -37,18 +37,14 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--schedule", o->schedule,
                   "write where and when each submission was built and graded (GPU, start and end times) as JSON");
   cmd->callback([o, &exit_code] {
-    if (!fs::is_directory(o->batch_dir)) {
-      fmt::print(stderr, "grader: error: batch {}: no such folder\n", o->batch_dir);
+    std::vector<ClassSubmission> submissions;
+    try {
+      submissions = read_class_folder(o->batch_dir, "batch");
+    } catch (const PathError& e) {
+      fmt::print(stderr, "grader: error: {}\n", e.what());
       exit_code = kUsageError;
       return;
     }
-    std::vector<ClassSubmission> submissions;
-    for (const auto& e : fs::directory_iterator(o->batch_dir)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_directory() && !name.empty() && name[0] != '.') submissions.push_back({name, e.path()});
-    }
-    std::sort(submissions.begin(), submissions.end(),
-              [](const ClassSubmission& a, const ClassSubmission& b) { return a.name < b.name; });
     if (submissions.empty()) {
       fmt::print(stderr, "grader: error: batch {}: no submission folders in it\n", o->batch_dir);
       exit_code = kUsageError;

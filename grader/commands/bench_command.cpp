@@ -35,11 +35,13 @@
 #include "commands/commands.hpp"
 #include "convlab/json_file.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/device_info.hpp"
 #include "convlab/lab_registry.hpp"
 #include "convlab/mask_widths.hpp"
+#include "system/gnuplot_run.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
@@ -188,13 +190,13 @@ int render(const json& bench, const fs::path& dir) {
                dir.string());
     return kGraded;
   }
-  const ProcessResult r = run_process({gnuplot->string(), "bench.gp"}, std::chrono::seconds(300), dir.string());
-  if (r.exit_code != 0 || r.timed_out || r.signaled) {
-    fmt::print(stderr, "bench: gnuplot failed ({}):\n{}\n", r.describe(), r.output);
+  const GnuplotRun r = run_gnuplot(*gnuplot, dir, "bench.gp", std::chrono::seconds(300));
+  if (r.process.exit_code != 0 || r.process.timed_out || r.process.signaled) {
+    fmt::print(stderr, "bench: gnuplot failed ({}):\n{}\n", r.process.describe(), r.process.output);
     return kCouldNotGrade;
   }
   std::size_t drawn = 0;
-  for (const auto& p : pngs) drawn += fs::exists(dir / p);
+  for (const auto& p : pngs) drawn += std::count(r.drawn.begin(), r.drawn.end(), p);
   fmt::print("bench: gnuplot drew {} of {} pictures in {}\n", drawn, pngs.size(), dir.string());
   return drawn == pngs.size() ? kGraded : kCouldNotGrade;
 }
@@ -202,7 +204,7 @@ int render(const json& bench, const fs::path& dir) {
 int plot_only(const fs::path& dir) {
   try {
     // Another machine's folder is input: its bench.json is checked before anything is drawn.
-    return render(read_bench_file(dir / "bench.json"), dir);
+    return render(read_bench_file(resolve_inside(dir, dir / "bench.json")), given_folder(dir, "--plot-only"));
   } catch (const std::exception& e) {
     fmt::print(stderr, "grader bench --plot-only: {}\n", e.what());
     return kUsageError;

@@ -21,4 +21,9 @@ void add_docs_command(CLI::App& app, int& exit_code);   // docs_command.cpp: REA
 void add_figures_command(CLI::App& app, int& exit_code);  // figures_command.cpp: the slides' diagrams
 void add_bench_command(CLI::App& app, int& exit_code);  // bench_command.cpp: the benchmarks
 
+/// Parses the command line and runs the chosen command (command_line.cpp). @returns the
+/// command's `exit_code`, or kUsageError for a bad option or an error that escaped the command,
+/// printed as one line that names the path and the reason.
+int run_command_line(CLI::App& app, int argc, char** argv, const int& exit_code);
+
 }  // namespace convlab::grader

@@ -8,6 +8,7 @@
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
 #include "system/seed_option.hpp"
@@ -16,23 +17,29 @@ namespace convlab::grader {
 namespace {
 
 /// The case folders already under `out` (none when it does not exist), sorted.
+/// @throws PathError for a link in `out` that leads out of it, dangles or loops: the cases are
+/// written through such a link, and the count would miss what lies behind it.
 std::vector<std::filesystem::path> cases_in(const std::filesystem::path& out) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> found;
   std::error_code ec;
-  if (fs::exists(out / "case.json", ec)) return {out};
-  for (auto it = fs::recursive_directory_iterator(out, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec) && fs::exists(it->path() / "case.json", ec)) found.push_back(it->path());
+  if (fs::symlink_status(out, ec).type() == fs::file_type::not_found) return {};
+  std::vector<fs::path> found;
+  for (const fs::path& rel : files_inside(out)) {
+    if (rel.filename() == "case.json") found.push_back(rel.has_parent_path() ? out / rel.parent_path() : out);
   }
-  std::sort(found.begin(), found.end());
   return found;
 }
 
 /// Whether the cases may be written into `out`: it holds none (or --force), and it takes files.
 /// Says why not on stderr.
 bool may_write_into(const std::filesystem::path& out, bool force) {
-  const auto existing = cases_in(out);
+  std::vector<std::filesystem::path> existing;
+  try {
+    existing = cases_in(out);
+  } catch (const PathError& e) {
+    fmt::print(stderr, "grader datagen: --out: {}\n", e.what());
+    return false;
+  }
   if (!existing.empty() && !force) {
     fmt::print(stderr,
                "grader datagen: {} already holds {} case{} (e.g. {}); writing would replace them. Give --force "

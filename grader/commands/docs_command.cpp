@@ -29,6 +29,7 @@
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "docgen/docs_content.hpp"
@@ -80,14 +81,17 @@ bool is_deck(const std::string& text) {
   return front.find("\nmarp: true") != std::string::npos;
 }
 
-/// README.md and every slides/*.md, as paths relative to the root, sorted.
+/// README.md and every slides/*.md, as paths relative to the root, sorted. A document that is a
+/// link is read only when it leads to a file inside the repository (contained_paths.hpp): --check
+/// would print an outside file's lines into a CI log, --force would copy them into the README.
 std::vector<fs::path> documents(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
-  if (fs::is_regular_file(root / "README.md", ec)) out.emplace_back("README.md");
+  if (fs::is_regular_file(resolve_inside(root, root / "README.md"), ec)) out.emplace_back("README.md");
   std::vector<fs::path> slides;
-  for (const auto& e : fs::directory_iterator(root / "slides", ec)) {
-    if (e.is_regular_file(ec) && e.path().extension() == ".md") slides.push_back(fs::path("slides") / e.path().filename());
+  for (const auto& e : fs::directory_iterator(resolve_inside(root, root / "slides"), ec)) {
+    const fs::path rel = fs::path("slides") / e.path().filename();
+    if (e.path().extension() == ".md" && fs::is_regular_file(resolve_inside(root, root / rel), ec)) slides.push_back(rel);
   }
   std::sort(slides.begin(), slides.end());
   out.insert(out.end(), slides.begin(), slides.end());
@@ -96,7 +100,8 @@ std::vector<fs::path> documents(const fs::path& root) {
 
 /// Local images a staged deck refers to that it did not get from a figure block: copied from
 /// slides/ keeping their relative paths (a deck's own pictures, if it has any).
-void copy_deck_images(const std::string& text, const fs::path& slides_dir, const fs::path& stage) {
+void copy_deck_images(const std::string& text, const fs::path& root, const fs::path& stage) {
+  const fs::path slides_dir = root / "slides";
   static const std::regex image(R"(!\[[^\]]*\]\(([^)\s]+))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), image); it != std::sregex_iterator(); ++it) {
     const std::string target = (*it)[1].str();
@@ -107,10 +112,9 @@ void copy_deck_images(const std::string& text, const fs::path& slides_dir, const
     const fs::path rel(target);
     if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& p) { return p == ".."; })) continue;
     std::error_code ec;
-    if (!fs::is_regular_file(slides_dir / rel, ec)) continue;  // the render check reports it
-    fs::create_directories((stage / rel).parent_path(), ec);
-    // The one writer: no planted link followed.
-    write_file_atomically(stage / rel, read_file(slides_dir / rel, kMaxTextFileBytes));
+    const fs::path from = resolve_inside(root, slides_dir / rel);
+    if (!fs::is_regular_file(from, ec)) continue;  // the render check reports it
+    write_file_atomically(output_inside(stage, stage / rel), read_file(from, kMaxTextFileBytes));
   }
 }
 
@@ -160,7 +164,7 @@ int run_docs(const DocsOptions& o) {
   std::vector<Result> results;
   std::vector<std::string> errors;
   for (const fs::path& rel : documents(*root)) {
-    const std::string text = read_file(*root / rel, kMaxTextFileBytes);
+    const std::string text = read_file(resolve_inside(*root, *root / rel), kMaxTextFileBytes);
     if (staging && !is_deck(text)) continue;
     const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
     docs::ProcessedDocument doc = docs::process_document(
@@ -185,25 +189,22 @@ int run_docs(const DocsOptions& o) {
   std::vector<fs::path> stale_drawings;
   for (const auto& [file, svg] : generator.diagram_files()) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec) || read_file(file, kMaxTextFileBytes) != svg) stale_drawings.push_back(file);
+    const fs::path at = resolve_inside(staging ? stage : *root, file);
+    if (!fs::is_regular_file(at, ec) || read_file(at, kMaxTextFileBytes) != svg) stale_drawings.push_back(file);
   }
   auto write_drawings = [&] {
     for (const auto& file : stale_drawings) {
-      std::error_code ec;
-      fs::create_directories(file.parent_path(), ec);
-      write_file_atomically(file, generator.diagram_files().at(file));
+      write_file_atomically(output_inside(staging ? stage : *root, file), generator.diagram_files().at(file));
     }
   };
 
   if (staging) {
-    for (const auto& r : results) write_file_atomically(stage / r.rel.filename(), r.doc.text);
+    for (const auto& r : results) write_file_atomically(output_inside(stage, stage / r.rel.filename()), r.doc.text);
     write_drawings();
-    std::error_code ec;
     for (const auto& [from, to] : generator.copies()) {
-      fs::create_directories(to.parent_path(), ec);
-      write_file_atomically(to, read_file(from, kMaxTextFileBytes));
+      write_file_atomically(output_inside(stage, to), read_file(resolve_inside(*root, from), kMaxTextFileBytes));
     }
-    for (const auto& r : results) copy_deck_images(r.doc.text, *root / "slides", stage);
+    for (const auto& r : results) copy_deck_images(r.doc.text, *root, stage);
     if (!o.quiet) {
       fmt::print("grader docs: {} deck{} staged in {} ({} generated blocks, {} picture{})\n", results.size(),
                  results.size() == 1 ? "" : "s", stage.string(), blocks, generator.copies().size(),
@@ -254,7 +255,7 @@ int run_docs(const DocsOptions& o) {
   }
   for (const auto& r : results) {
     if (!r.doc.changed() || r.doc.text == r.original) continue;
-    write_file_atomically(*root / r.rel, r.doc.text);
+    write_file_atomically(output_inside(*root, *root / r.rel), r.doc.text);
     std::size_t n = 0;
     for (const auto& b : r.doc.blocks) n += b.current() ? 0 : 1;
     if (!o.quiet) fmt::print("grader docs: rewrote {} block{} in {}\n", n, n == 1 ? "" : "s", r.rel.generic_string());

@@ -5,6 +5,7 @@
 
 #include "commands/commands.hpp"
 #include "commands/grade_options.hpp"
+#include "convlab/contained_paths.hpp"
 #include "reports/grade_report.hpp"
 #include "reports/report_files.hpp"
 
@@ -28,8 +29,10 @@ void add_grade_command(CLI::App& app, int& exit_code) {
                   "draw each failing run's error map as DIR/<lab>__<variant>__<case>.png (correct, wrong, not finite "
                   "and unwritten outputs, writes past the output buffer, the lab's tile grid)");
   cmd->callback([o, &exit_code] {
-    if (!o->submission.empty() && !fs::is_directory(o->submission)) {
-      fmt::print(stderr, "grader: error: --submission {}: no such folder\n", o->submission);
+    try {
+      if (!o->submission.empty()) (void)given_folder(o->submission, "--submission");
+    } catch (const PathError& e) {
+      fmt::print(stderr, "grader: error: {}\n", e.what());
       exit_code = kUsageError;
       return;
     }

@@ -1,9 +1,5 @@
 // grader — grading (one submission or a batch), analysis tables, dataset generation.
 // `grader --help` lists the commands.
-#include <fmt/core.h>
-
-#include <exception>
-
 #include "commands/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -23,13 +19,5 @@ int main(int argc, char** argv) {
   add_docs_command(app, exit_code);
   add_figures_command(app, exit_code);
   add_bench_command(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kUsageError;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "grader: error: {}\n", e.what());
-    return kUsageError;
-  }
-  return exit_code;
+  return run_command_line(app, argc, argv, exit_code);
 }

@@ -10,6 +10,7 @@
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "reports/report_files.hpp"
 #include "build/lab_folders.hpp"
 #include "reports/batch_report.hpp"
@@ -30,22 +31,23 @@ struct MergeOptions {
 std::vector<RosterEntry> students_of(const MergeOptions& o) {
   if (!o.roster.empty()) return read_roster(o.roster).submissions;
   std::vector<RosterEntry> out;
-  for (const auto& e : fs::directory_iterator(o.dir)) {
+  std::error_code ec;
+  for (fs::directory_iterator it(o.dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::directory_entry& e = *it;
     const std::string file = e.path().filename().string();
-    if (!e.is_regular_file() || e.path().extension() != ".json" || file.find(".gradescope.") != std::string::npos) continue;
+    // A link is listed too: reading it is checked where the report is read.
+    std::error_code e_ec;
+    if (e.is_directory(e_ec) || e.path().extension() != ".json" || file.find(".gradescope.") != std::string::npos) continue;
     out.push_back({e.path().stem().string(), ""});
   }
   return out;
 }
 
 int merge(const MergeOptions& o) {
-  if (!fs::is_directory(o.dir)) {
-    fmt::print(stderr, "grader: error: merge {}: no such folder\n", o.dir);
-    return kUsageError;
-  }
   std::vector<RosterEntry> roster;
   std::vector<LabInfo> labs;
   try {
+    (void)given_folder(o.dir, "merge");
     roster = students_of(o);
     labs = select_labs(discover_labs(source_dir() / "labs"), o.labs);
   } catch (const std::exception& e) {
@@ -64,13 +66,14 @@ int merge(const MergeOptions& o) {
   for (const RosterEntry& entry : roster) {
     const fs::path file = fs::path(o.dir) / (entry.name + ".json");
     std::string why;
-    if (!fs::exists(file)) {
+    std::error_code ec;
+    if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) {
       why = fmt::format("no result: the grading task of {} wrote no report ({}): it died, was cancelled or ran out "
                         "of time; its log says why",
                         entry.name, file.string());
     } else {
       try {
-        StudentFile f = read_student_file(file);
+        StudentFile f = read_student_file(resolve_inside(o.dir, file));
         if (f.result.name != entry.name) {
           throw std::runtime_error(fmt::format("{}: the report is about \"{}\", not \"{}\"", file.string(),
                                                f.result.name, entry.name));

@@ -19,6 +19,8 @@
 #include "system/seed_option.hpp"
 #include "convlab/atomic_file.hpp"
 #include "build/lab_folders.hpp"
+#include "convlab/contained_paths.hpp"
+#include "schedule/class_folder.hpp"
 #include "reports/slurm_files.hpp"
 #include "system/subprocess.hpp"
 
@@ -70,8 +72,11 @@ std::optional<std::string> submit(const fs::path& sbatch, std::vector<std::strin
 }
 
 int run(SlurmOptions& o) {
-  if (!fs::is_directory(o.dir)) {
-    fmt::print(stderr, "grader: error: slurm {}: no such folder\n", o.dir);
+  std::vector<ClassSubmission> entries;
+  try {
+    entries = read_class_folder(o.dir, "slurm");
+  } catch (const PathError& e) {
+    fmt::print(stderr, "grader: error: {}\n", e.what());
     return kUsageError;
   }
   try {
@@ -82,19 +87,17 @@ int run(SlurmOptions& o) {
   }
   Roster roster;
   roster.class_dir = fs::absolute(o.dir).lexically_normal().string();
-  for (const auto& e : fs::directory_iterator(o.dir)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_directory() || name.empty() || name[0] == '.') continue;
+  for (const ClassSubmission& e : entries) {
     // The report is NAME.json, and Slurm's own files cannot hold a line break.
-    if (std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    if (std::any_of(e.name.begin(), e.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
       fmt::print(stderr, "grader: error: slurm {}: a folder name has a control character (a line break?); rename it\n",
                  o.dir);
       return kUsageError;
     }
-    roster.submissions.push_back({name, (fs::path(roster.class_dir) / name).string()});
+    // A refused entry keeps its task: its log and the merged report name the link.
+    if (!e.refused.empty()) fmt::print(stderr, "grader: warning: {}\n", e.refused);
+    roster.submissions.push_back({e.name, (fs::path(roster.class_dir) / e.name).string()});
   }
-  std::sort(roster.submissions.begin(), roster.submissions.end(),
-            [](const RosterEntry& a, const RosterEntry& b) { return a.name < b.name; });
   if (roster.submissions.empty()) {
     fmt::print(stderr, "grader: error: slurm {}: no submission folders in it\n", o.dir);
     return kUsageError;

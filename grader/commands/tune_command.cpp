@@ -24,6 +24,7 @@
 
 #include "commands/commands.hpp"
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "tune/heatmap_files.hpp"
 #include "convlab/autotune/kernel_source.hpp"
 #include "tune/measurement.hpp"
@@ -31,6 +32,7 @@
 #include "tune/tuner.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "system/exit_codes.hpp"
+#include "system/gnuplot_run.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
@@ -79,6 +81,7 @@ struct TuneOptions {
 int render_heatmaps(const fs::path& dir) {
   HeatmapFolder data;
   try {
+    (void)files_inside(dir);  // no link out of the folder (contained_paths.hpp), named before reading
     data = read_heatmap_folder(dir);
     write_file_atomically(dir / "heatmaps.gp", heatmap_gnuplot_script(data.mask_widths, data.device, data.quick));
   } catch (const std::exception& e) {
@@ -92,14 +95,12 @@ int render_heatmaps(const fs::path& dir) {
                dir.string(), dir.string());
     return kCouldNotGrade;
   }
-  const ProcessResult r = run_process({gnuplot.string(), "heatmaps.gp"}, std::chrono::seconds(120), dir.string());
-  if (r.timed_out || r.signaled || r.exit_code != 0) {
-    fmt::print(stderr, "heat maps: gnuplot failed ({}):\n{}\n", r.describe(), r.output);
+  const GnuplotRun r = run_gnuplot(gnuplot, dir, "heatmaps.gp", std::chrono::seconds(120));
+  if (r.process.timed_out || r.process.signaled || r.process.exit_code != 0) {
+    fmt::print(stderr, "heat maps: gnuplot failed ({}):\n{}\n", r.process.describe(), r.process.output);
     return kCouldNotGrade;
   }
-  int n = 0;
-  for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".png";
-  fmt::print("heat maps: gnuplot ({}) drew {} PNG files in {}\n", gnuplot.string(), n, dir.string());
+  fmt::print("heat maps: gnuplot ({}) drew {} PNG files in {}\n", gnuplot.string(), r.drawn.size(), dir.string());
   return kGraded;
 }
 

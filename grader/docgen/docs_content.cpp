@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "convlab/contained_paths.hpp"
 #include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
@@ -146,6 +147,11 @@ std::optional<FoundFigure> find_figure(const fs::path& root, const std::string& 
       for (const fs::path& folder : folders) {
         const fs::path p = folder / file;
         if (!fs::is_regular_file(p, ec)) continue;
+        try {
+          (void)resolve_inside(root, p);
+        } catch (const PathError&) {
+          continue;  // a build folder linked from elsewhere: not the repository's, not searched
+        }
         const auto t = fs::last_write_time(p, ec);
         if (best && t <= best_time) continue;
         best_time = t;
@@ -158,6 +164,7 @@ std::optional<FoundFigure> find_figure(const fs::path& root, const std::string& 
   for (const fs::path& folder : subfolders(committed, "")) {
     const fs::path p = folder / file;
     if (fs::is_regular_file(p, ec)) {
+      (void)resolve_inside(root, p);  // a committed picture that is a link out of the repository is named
       return FoundFigure{p, fs::relative(folder, root, ec), results_gpu_name(folder), false, ""};
     }
   }
@@ -303,7 +310,11 @@ fs::path ContentGenerator::repo_path(const std::string& path) const {
   for (const auto& part : p) {
     if (part == "..") throw BadMarker(fmt::format("'{}' leaves the repository ('..')", path));
   }
-  return options_.root / p;
+  try {
+    return resolve_inside(options_.root, options_.root / p);  // nor through a link
+  } catch (const PathError& e) {
+    throw BadMarker(e.what());
+  }
 }
 
 std::string ContentGenerator::generate(const Marker& m, const fs::path& document) {
@@ -367,7 +378,12 @@ std::string ContentGenerator::figure(const Marker& m, const fs::path& document) 
     throw BadMarker(fmt::format("'{}' must be a plain file name (the folder is found for you)", file));
   }
   const std::string caption = m.parts.empty() || m.parts[0].empty() ? fs::path(file).stem().string() : m.parts[0];
-  const auto found = find_figure(options_.root, source, file, options_.figures);
+  std::optional<FoundFigure> found;
+  try {
+    found = find_figure(options_.root, source, file, options_.figures);
+  } catch (const PathError& e) {
+    throw BadMarker(e.what());
+  }
   if (!found) return figure_missing_sentence(source, file, caption) + "\n";
 
   std::error_code ec;

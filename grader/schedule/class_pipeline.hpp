@@ -31,6 +31,7 @@ namespace convlab::grader {
 struct ClassSubmission {
   std::string name;
   std::filesystem::path folder;
+  std::string refused;  ///< non-empty: the entry is not graded, and its row says why (class_folder.hpp)
 };
 
 /// Builds one submission's labs, in the order of the run's labs, copying the executables into

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/contained_paths.hpp"
 #include "system/child_environment.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
@@ -52,8 +53,10 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
 std::optional<SessionError> output_unwritable(const std::string& path, const char* flag) {
   if (path.empty()) return std::nullopt;
   const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (!fs::is_directory(parent)) {
-    return SessionError{kUsageError, fmt::format("grader: error: {} {}: there is no folder {}", flag, path, parent.string())};
+  try {
+    (void)given_folder(parent, fmt::format("{} {}: the folder", flag, path));
+  } catch (const PathError& e) {
+    return SessionError{kUsageError, fmt::format("grader: error: {}", e.what())};
   }
   try {
     check_writable(path);
@@ -99,8 +102,10 @@ std::optional<SessionError> check_request(const GradeOptions& o, std::vector<Lab
   } catch (const std::exception& e) {
     return SessionError{kUsageError, fmt::format("grader: error: {}", e.what())};
   }
-  if (!o.datasets.empty() && !fs::is_directory(o.datasets)) {
-    return SessionError{kUsageError, fmt::format("grader: error: --datasets {}: no such folder", o.datasets)};
+  try {
+    if (!o.datasets.empty()) (void)given_folder(o.datasets, "--datasets");
+  } catch (const PathError& e) {
+    return SessionError{kUsageError, fmt::format("grader: error: {}", e.what())};
   }
   for (const auto& [path, flag] : {std::pair{&o.json, "--json"}, std::pair{&o.gradescope, "--gradescope"},
                                    std::pair{&o.csv, "--csv"}, std::pair{&o.schedule, "--schedule"}}) {
@@ -357,6 +362,7 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
     SubmissionResult r;
     double build_s = 0;
     try {
+      if (!s.refused.empty()) throw PathError(s.refused);
       r = grade_folder(s.folder, s.name, &rec.phases, &build_s);
     } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
       r.name = s.name;
@@ -406,6 +412,7 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
     std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(
         build_settings(root / fmt::format("worker-{}", worker), jobs_per_worker, harness), all_labs_);
     return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
+      if (!s.refused.empty()) throw PathError(s.refused);  // costs this student only
       builder->stage(fs::absolute(s.folder), labs);
       return builder->build_all(labs, exe_dir);
     };

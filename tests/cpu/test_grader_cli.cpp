@@ -40,7 +40,7 @@ TEST_CASE("grader cli: bad options are usage errors", "[grader][cli]") {
 
   r = grader({"grade", "--json", "/nonexistent/dir/report.json"});
   CHECK(r.exit_code == kUsageError);
-  CHECK_THAT(r.output, Catch::Contains("there is no folder /nonexistent/dir"));
+  CHECK_THAT(r.output, Catch::Contains("the folder /nonexistent/dir: no such folder"));
 
   r = grader({"batch", "/nonexistent/class"});
   CHECK(r.exit_code == kUsageError);

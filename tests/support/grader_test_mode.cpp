@@ -138,12 +138,8 @@ int main(int argc, char** argv) {
   add_batch_command(app, exit_code);
   add_merge_command(app, exit_code);
   add_slurm_command(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    exit_code = app.exit(e) == 0 ? 0 : kUsageError;
-  }
+  const int rc = run_command_line(app, argc, argv, exit_code);
   std::error_code ec;
   fs::remove_all(scripts, ec);
-  return exit_code;
+  return rc;
 }

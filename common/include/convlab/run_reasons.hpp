@@ -36,6 +36,8 @@ inline constexpr const char* kRunnerError = "runner error";              ///< un
 // Building.
 inline constexpr const char* kMissingFile = "missing file";    ///< a file of the lab is not in the submission
 inline constexpr const char* kCompileError = "compile error";  ///< the submission does not build
+/// A file of the lab is a symbolic link out of the submission (or a loop, or to nothing): not read
+inline constexpr const char* kLinkOutside = "link out of the submission";
 /// Its host code calls what no lab needs (processes, threads, files, streams, exit hooks, ...)
 /// or defines a library's symbol (grader/build/host_code_rules.cpp).
 inline constexpr const char* kForbiddenHostCode = "forbidden host code";
@@ -54,10 +56,10 @@ inline constexpr const char* kBelowGraderClock = "time below the grader's clock"
 inline constexpr const char* kFasterThanGpu = "faster than the GPU allows";  ///< under half the roofline's time
 
 /// Every tag above.
-inline constexpr std::array<const char*, 24> kAll = {
+inline constexpr std::array<const char*, 25> kAll = {
     kNotImplemented,  kUnwritten,         kNotFinite,      kOutOfTolerance,  kWrongShape,        kNoOutput,
     kOutOfBoundsWrite, kWroteInput,       kIllegalAddress, kCrashed,         kTimedOut,          kCudaError,
-    kRunnerError,     kMissingFile,       kCompileError,   kForbiddenHostCode, kMemcheck,        kRacecheck,
+    kRunnerError,     kMissingFile,       kCompileError,   kLinkOutside,   kForbiddenHostCode, kMemcheck,        kRacecheck,
     kTooSlow,         kWrongOnTimedCall,  kUnverifiedTime, kWorkOffStream,   kBelowGraderClock,  kFasterThanGpu};
 
 /// True when `tag` is one of the tags above (a report's tags are checked against this list:
