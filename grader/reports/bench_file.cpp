@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "convlab/json_file.hpp"
@@ -15,6 +17,12 @@ using nlohmann::json;
 namespace {
 
 enum class Kind { object, array, string, number, integer };
+
+// The pictures and tables hold one cell per method, image size and mask width: a file of a few
+// thousand rows, each of a new method and a new size, would ask for hundreds of millions. A
+// `grader bench` run has about a dozen methods and a few sizes.
+constexpr std::size_t kMaxBenchMethods = 64;
+constexpr std::size_t kMaxBenchSizes = 64;
 
 // One field the report reads: a path of keys ("*": every element of an array), its kind and,
 // for integers, the range the report's arithmetic is safe in. Absent fields are allowed: the
@@ -150,8 +158,20 @@ void check_bench_json(const json& bench, const std::string& origin) {
   if (has_results) {
     // The report multiplies height by width in int.
     const json& results = bench["conv2d"]["results"];
+    std::set<std::string> methods;
+    std::set<std::pair<int, int>> sizes;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const json& r = results[i];
+      methods.insert(r.value("method", std::string()));
+      sizes.insert({r.value("height", 0), r.value("width", 0)});
+      if (methods.size() > kMaxBenchMethods) {
+        fail(origin, fmt::format("conv2d.results[{}]", i),
+             fmt::format("a method past the {} distinct methods a report holds", kMaxBenchMethods));
+      }
+      if (sizes.size() > kMaxBenchSizes) {
+        fail(origin, fmt::format("conv2d.results[{}]", i),
+             fmt::format("an image size past the {} distinct sizes a report holds", kMaxBenchSizes));
+      }
       if (!r.contains("height") || !r.contains("width")) continue;
       if (!product_within({r["height"].get<std::uint64_t>(), r["width"].get<std::uint64_t>()}, kMaxTensorElements)) {
         fail(origin, fmt::format("conv2d.results[{}]", i),

