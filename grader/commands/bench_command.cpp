@@ -381,20 +381,24 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       "Benchmark every lab solution against NPP, cuDNN and cuFFT on the roofline measured in the same run, lab 06 "
       "against cuDNN and cuBLAS (FP32 and TF32), and the naive kernel's block-size sweep (Nsight Compute); writes "
       "JSON, Markdown tables and gnuplot pictures");
-  cmd->add_option("--out", o->out, "results folder (default: build/benchmarks/<gpu>/)");
-  cmd->add_option("--sizes", o->sizes, "square image sizes (default 4096,8192,9216)")->delimiter(',')
-      ->check(CLI::Range(1, 32768));
-  cmd->add_option("--masks", o->masks, "mask widths, e.g. 3,7,17 (default 2..7 and odd 9..17)");
-  cmd->add_option("--only", o->only, "run only these parts (conv2d, layers, sweep; repeatable)")
-      ->check(CLI::IsMember({"conv2d", "layers", "sweep"}));
-  cmd->add_option("--sweep-size", o->sweep_size, "image size of the block-size sweep (default 8192)")
-      ->check(CLI::Range(64, 32768));
-  cmd->add_option("--sweep-masks", o->sweep_masks, "odd mask widths of the sweep (default 3,7)");
-  cmd->add_flag("--quick", o->quick, "a smoke run: 4096² with K 3, 7, 17; the sweep at 4096² with K 3");
-  cmd->add_flag("--no-ncu", o->no_ncu, "skip Nsight Compute in the sweep (time only)");
-  cmd->add_option("--timeout", o->timeout_s, "seconds each benchmark program may run (default 1800)")
-      ->check(CLI::Range(10, 86400));
-  cmd->add_option("--plot-only", o->plot_only, "redraw the tables and pictures of a results folder from its bench.json");
+  std::vector<CLI::Option*> run_options;  // a run's, which --plot-only would ignore: refused with it
+  run_options.push_back(cmd->add_option("--out", o->out, "results folder (default: build/benchmarks/<gpu>/)"));
+  run_options.push_back(cmd->add_option("--sizes", o->sizes, "square image sizes (default 4096,8192,9216)")->delimiter(',')
+      ->check(CLI::Range(1, 32768)));
+  run_options.push_back(cmd->add_option("--masks", o->masks, "mask widths, e.g. 3,7,17 (default 2..7 and odd 9..17)"));
+  run_options.push_back(cmd->add_option("--only", o->only, "run only these parts (conv2d, layers, sweep; repeatable)")
+                            ->check(CLI::IsMember({"conv2d", "layers", "sweep"})));
+  run_options.push_back(cmd->add_option("--sweep-size", o->sweep_size, "image size of the block-size sweep (default 8192)")
+                            ->check(CLI::Range(64, 32768)));
+  run_options.push_back(cmd->add_option("--sweep-masks", o->sweep_masks, "odd mask widths of the sweep (default 3,7)"));
+  run_options.push_back(
+      cmd->add_flag("--quick", o->quick, "a smoke run: 4096² with K 3, 7, 17; the sweep at 4096² with K 3"));
+  run_options.push_back(cmd->add_flag("--no-ncu", o->no_ncu, "skip Nsight Compute in the sweep (time only)"));
+  run_options.push_back(cmd->add_option("--timeout", o->timeout_s, "seconds each benchmark program may run (default 1800)")
+                            ->check(CLI::Range(10, 86400)));
+  CLI::Option* plot_only =
+      cmd->add_option("--plot-only", o->plot_only, "redraw the tables and pictures of a results folder from its bench.json");
+  for (CLI::Option* run : run_options) plot_only->excludes(run);
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
 }
 

@@ -92,12 +92,18 @@ void add_datagen_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", args->force,
                 "write into a folder that already holds cases (a case of the same name is replaced, with no file "
                 "of the old one left beside it; other cases stay)");
+  // Options a set would ignore are refused with it: --public is the committed set, whatever the
+  // random options say; --bench-layers the bench's four layers; --shape one case per mask width.
+  for (const char* random_only : {"--seed", "--count", "--max-side", "--problem", "--masks", "--shape", "--no-expected"}) {
+    cmd->get_option("--public")->excludes(cmd->get_option(random_only));
+  }
+  for (const char* not_layers : {"--public", "--count", "--max-side", "--problem", "--masks", "--shape"}) {
+    cmd->get_option("--bench-layers")->excludes(cmd->get_option(not_layers));
+  }
+  for (const char* not_shape : {"--count", "--max-side"}) cmd->get_option("--shape")->excludes(cmd->get_option(not_shape));
   cmd->callback([args, cmd, &exit_code] {
     const std::filesystem::path out = args->public_set && args->out.empty() ? source_dir() / "datasets"
                                                                             : std::filesystem::path(args->out);
-    if (args->public_set && args->bench_layers) {
-      throw CLI::ValidationError("--bench-layers", "is a set of its own: give it without --public");
-    }
     if (args->public_set) {
       if (!may_write_into(out, args->force)) {
         exit_code = kUsageError;

@@ -298,6 +298,9 @@ void add_docs_command(CLI::App& app, int& exit_code) {
       "  <!-- convlab:diagram NAME -->              a drawing of grader figures (slides/figures/NAME.svg, redrawn too)\n"
       "In the repository a figure is a committed reference run (results/bench/*/, "
       "results/tune/*/);\nwith --stage, your own run comes first.");
+  // --force rewrites the repository's blocks: a --check changes nothing and a --stage writes
+  // elsewhere, so either would ignore it.
+  for (const char* mode : {"--check", "--stage"}) cmd->get_option(mode)->excludes(cmd->get_option("--force"));
   cmd->callback([opts, &exit_code] {
     try {
       exit_code = run_docs(*opts);

@@ -17,7 +17,7 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_option("--random-count", o.random_count, "cases per problem in the random set (default 20)")
       ->check(CLI::Range(1, 10000));
   datasets->excludes(seed);
-  cmd->add_option("--rubric", o.rubric, "the rubric (default: tools/grader/rubric.json)");
+  cmd->add_option("--rubric", o.rubric, "the rubric (default: grader/rubric.json)");
   cmd->add_option("--timeout", o.timeout_s, "seconds one variant may take on one case (timing included) before it counts as hung (default 20)")
       ->check(CLI::Range(1, 3600));
   cmd->add_flag("--sanitize", o.sanitize, "also run compute-sanitizer memcheck and racecheck on each lab's small cases");

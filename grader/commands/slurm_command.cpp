@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include "commands/commands.hpp"
@@ -179,13 +180,25 @@ void add_slurm_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "the folder for the scripts, the logs, each student's report and the class reports "
                                    "(on storage every node sees)")
       ->required();
-  cmd->add_option("--partition", o->job.partition, "the GPU partition (default: the cluster's default)");
+  // Each of these becomes one #SBATCH line of the job scripts: a line break would end it and
+  // start a line of the user's choosing.
+  const auto sbatch_value = [](const char* shape, const std::string& pattern) {
+    return CLI::Validator(
+        [shape, pattern](std::string& v) -> std::string {
+          return std::regex_match(v, std::regex(pattern)) ? "" : fmt::format("'{}' is not {}", v, shape);
+        },
+        "TEXT");
+  };
+  cmd->add_option("--partition", o->job.partition, "the GPU partition (default: the cluster's default)")
+      ->check(sbatch_value("a partition name (letters, digits, ._-, commas)", R"([A-Za-z0-9._,-]{1,128})"));
   cmd->add_option("--throttle", o->job.throttle, "at most this many tasks at once (default 8)")->check(CLI::Range(1, 100000));
   cmd->add_option("--time", o->job.time_minutes, "minutes one task may take (default 60)")->check(CLI::Range(1, 100000));
   cmd->add_option("--cpus-per-task", o->job.cpus_per_task, "cores per task, for building the submission (default 8)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--mem", o->job.mem, "memory per task, e.g. 16G (default: the cluster's)");
-  cmd->add_option("--sbatch-option", o->job.sbatch_options, "an extra #SBATCH line for both jobs, e.g. --account=cs149");
+  cmd->add_option("--mem", o->job.mem, "memory per task, e.g. 16G (default: the cluster's)")
+      ->check(sbatch_value("a size such as 16G or 16000M", R"([0-9]{1,9}[KMGT]?)"));
+  cmd->add_option("--sbatch-option", o->job.sbatch_options, "an extra #SBATCH line for both jobs, e.g. --account=cs149")
+      ->check(sbatch_value("one sbatch option on one line, e.g. --account=cs149", R"(--?[A-Za-z][^\x00-\x1f\x7f]{0,254})"));
   cmd->add_flag("--dry-run", o->dry_run, "print the scripts; submit nothing, write nothing");
   cmd->add_option("--labs", o->labs, "grade only these labs, e.g. 01,03 (default: all)");
   auto* datasets = cmd->add_option("--datasets", o->datasets, "grade on the cases in DIR (seen by every node)");

@@ -202,6 +202,18 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->excludes(solutions);
   cmd->add_flag("!--no-plot", o->plot, "do not run gnuplot after a sweep");
   cmd->add_option("--repeats", o->repeats, "timed runs per configuration in the sweep")->check(CLI::Range(1, 1000));
+  // The modes exclude each other, --plot-only every other option (it would ignore them), and
+  // --arch is --compile-only's.
+  CLI::Option* plot_only = cmd->get_option("--plot-only");
+  for (CLI::Option* other : cmd->get_options()) {
+    if (other != plot_only && other->get_name() != "--help" && !other->get_name().empty()) plot_only->excludes(other);
+  }
+  for (const char* a : {"--bench", "--compile-only", "--warm-cache"}) {
+    for (const char* b : {"--bench", "--compile-only", "--warm-cache"}) {
+      if (std::string(a) < b) cmd->get_option(a)->excludes(cmd->get_option(b));
+    }
+  }
+  cmd->get_option("--arch")->needs(cmd->get_option("--compile-only"));
   cmd->callback([o, &exit_code] {
     if (!o->plot_only.empty()) {
       exit_code = render_heatmaps(o->plot_only);

@@ -80,3 +80,42 @@ TEST_CASE("grader cli: without a GPU, grading says so and exits with 'could not 
   CHECK_THAT(r.output, Catch::Contains("cannot grade"));
   CHECK_THAT(r.output, Catch::Contains("Nothing was graded"));
 }
+
+TEST_CASE("grader cli: an option the chosen mode would ignore is refused, naming both", "[grader][cli][hostile]") {
+  // Each was once accepted and silently ignored, letting a user believe it had been applied.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "--plot-only", "/tmp", "--sizes", "1024"}, "--sizes excludes --plot-only"},
+      {{"bench", "--plot-only", "/tmp", "--quick"}, "--quick excludes --plot-only"},
+      {{"tune", "--plot-only", "/tmp", "--masks", "3"}, "--masks excludes --plot-only"},
+      {{"tune", "--arch", "90"}, "--arch requires --compile-only"},
+      {{"tune", "--bench", "--warm-cache"}, "--bench excludes --warm-cache"},
+      {{"datagen", "--public", "--seed", "3", "--out", "/tmp/x"}, "--public excludes --seed"},
+      {{"datagen", "--public", "--no-expected", "--out", "/tmp/x"}, "--public excludes --no-expected"},
+      {{"datagen", "--bench-layers", "--count", "3", "--out", "/tmp/x"}, "--count excludes --bench-layers"},
+      {{"datagen", "--bench-layers", "--public"}, "--public excludes --bench-layers"},
+      {{"datagen", "--seed", "1", "--shape", "8x8", "--max-side", "9", "--out", "/tmp/x"}, "--max-side excludes --shape"},
+      {{"docs", "--check", "--force"}, "--check excludes --force"},
+      {{"docs", "--stage", "/tmp/x", "--force"}, "--stage excludes --force"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ProcessResult r = grader(args);
+    INFO(args.front() << " " << args[1] << ": " << r.output);
+    CHECK(r.exit_code == kUsageError);
+    CHECK_THAT(r.output, Catch::Contains(message));
+  }
+}
+
+TEST_CASE("grader cli: a Slurm value that would break its #SBATCH line is refused", "[grader][cli][hostile]") {
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--partition", "gpu\n#SBATCH --wrap=id"},
+           {"--partition", "gpu x"},
+           {"--mem", "16Q"},
+           {"--mem", "16G\nid"},
+           {"--sbatch-option", "--account=cs149\nid"},
+           {"--sbatch-option", "account"}}) {
+    const ProcessResult r = grader({"slurm", "/tmp", "--out", "/tmp/convlab-never", "--dry-run", option, value});
+    INFO(option << " " << value << ": " << r.output);
+    CHECK(r.exit_code == kUsageError);
+    CHECK_THAT(r.output, Catch::Contains(option + ": '"));
+  }
+}
