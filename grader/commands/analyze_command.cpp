@@ -44,6 +44,7 @@ struct AnalyzeOptions {
   int dims = 2;
   int sms = 132;  // lab 06's step 3 plan: an H100 SXM or H200 unless told
   std::optional<int> height, width, mask;
+  bool sms_given = false, block_index_given = false;  // refused where they would be ignored
 };
 
 /// Largest image side, tile, block or mask width the analysis takes: grids and counts of such
@@ -376,6 +377,10 @@ int run_lab07_analysis(int height, int width, int mask, const std::string& tunin
 int run_analyze(const AnalyzeOptions& o) {
   try {
     if (!o.tuning.empty() && o.lab != "lab07") throw UsageError("--tuning is for --lab lab07");
+    if (o.sms_given && o.lab != "lab06") throw UsageError("--sms is for --lab lab06 (its step 3 plan)");
+    if (o.block_index_given && (o.lab == "lab06" || o.lab == "lab07" || !o.layer.empty())) {
+      throw UsageError("--block-index is for the kernels of labs 01-05 (--strategy or --lab lab01..lab05)");
+    }
     if (!o.layer.empty() && !o.lab.empty() && o.lab != "lab06") {
       throw UsageError(fmt::format("--layer is a conv layer: lab06's problem, not {}'s", o.lab));
     }
@@ -405,7 +410,10 @@ int run_analyze(const AnalyzeOptions& o) {
     if (!o.layer.empty()) return run_layer_analysis(parse_layer(o.layer), "", o.format);
     if (!o.case_dir.empty()) {
       const CaseInfo info = read_case_info(find_case(o.case_dir));
-      if (info.problem == Problem::conv_layer) return run_layer_analysis(info.layer, "case " + info.id(), o.format);
+      if (info.problem == Problem::conv_layer) {
+        if (o.block_index_given) throw UsageError("--block-index is for conv2d cases; a conv layer's analysis is im2col's");
+        return run_layer_analysis(info.layer, "case " + info.id(), o.format);
+      }
     }
     const analysis::AnalysisReport report = build_report(o);
     if (o.format == "json") {
@@ -456,7 +464,11 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   layer->excludes(case_dir)->excludes(strategy);
   lab->excludes(strategy)->excludes(tile)->excludes(block);
   case_dir->excludes(height)->excludes(width)->excludes(mask);
-  cmd->callback([o, &exit_code] { exit_code = run_analyze(*o); });
+  cmd->callback([o, cmd, &exit_code] {
+    o->sms_given = cmd->count("--sms") > 0;
+    o->block_index_given = cmd->count("--block-index") > 0;
+    exit_code = run_analyze(*o);
+  });
 }
 
 }  // namespace convlab::grader

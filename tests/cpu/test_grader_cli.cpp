@@ -96,6 +96,13 @@ TEST_CASE("grader cli: an option the chosen mode would ignore is refused, naming
       {{"datagen", "--seed", "1", "--shape", "8x8", "--max-side", "9", "--out", "/tmp/x"}, "--max-side excludes --shape"},
       {{"docs", "--check", "--force"}, "--check excludes --force"},
       {{"docs", "--stage", "/tmp/x", "--force"}, "--stage excludes --force"},
+      {{"analyze", "--strategy", "untiled", "--height", "64", "--width", "64", "--mask", "3", "--sms", "8"},
+       "--sms is for --lab lab06"},
+      {{"analyze", "--lab", "lab03", "--height", "64", "--width", "64", "--mask", "3", "--sms", "8"},
+       "--sms is for --lab lab06"},
+      {{"analyze", "--layer", "1,8,8,16,16,3", "--block-index", "1,1"}, "--block-index is for the kernels of labs 01-05"},
+      {{"analyze", "--lab", "lab07", "--height", "64", "--width", "64", "--mask", "3", "--block-index", "1,0"},
+       "--block-index is for the kernels of labs 01-05"},
   };
   for (const auto& [args, message] : cases) {
     const ProcessResult r = grader(args);
