@@ -6,7 +6,8 @@
 //   grader docs --check         change nothing; describe each block that differs; exit 1 if any
 //   grader docs --stage DIR     write render-ready copies of the decks into DIR (the `slides`
 //                               target): markers left out, the user's own pictures first, every
-//                               picture copied into DIR/img/
+//                               picture copied into DIR/img/; --edition student leaves out the
+//                               code of solutions/ and the tables marked "answers lab NN"
 //   Diagram blocks refer to drawings of grader figures (slides/figures/NAME.svg): `grader docs`
 //   redraws them, --check reports a stale one, --stage draws them into DIR/figures/.
 //   --root DIR                  the repository (default: this build's source tree)
@@ -47,6 +48,7 @@ struct DocsOptions {
   std::string stage;
   bool quiet = false;
   bool force = false;
+  std::string edition = "instructor";
 };
 
 bool looks_like_root(const fs::path& p) {
@@ -152,6 +154,7 @@ int run_docs(const DocsOptions& o) {
   copt.root = *root;
   copt.figures = staging ? docs::FigurePolicy::own_first : docs::FigurePolicy::committed_only;
   if (staging) copt.stage_dir = stage;
+  copt.edition = o.edition == "student" ? docs::Edition::student : docs::Edition::instructor;
   docs::ContentGenerator generator(copt);
   docs::WriteOptions wopt;
   wopt.strip_markers = staging;
@@ -283,6 +286,11 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--stage", opts->stage,
                   "write render-ready copies of the decks into this folder instead (markers left out; your own "
                   "results from build*/benchmarks and build*/tuning first; pictures copied into its img/)");
+  cmd->add_option("--edition", opts->edition,
+                  "with --stage: instructor (default: everything) or student (handed out before the deadline: the "
+                  "reference code and the tables that answer the labs' questions left out)")
+      ->check(CLI::IsMember({"instructor", "student"}))
+      ->needs(cmd->get_option("--stage"));
   cmd->add_flag("--quiet", opts->quiet, "print only differences and errors");
   cmd->add_flag("--force", opts->force,
                 "write every block that differs from what the code generates now. Without it `grader docs` shows "

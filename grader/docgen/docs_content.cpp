@@ -336,7 +336,16 @@ std::string ContentGenerator::generate(const Marker& m, const fs::path& document
   throw BadMarker("unknown kind");
 }
 
-std::string ContentGenerator::table(const Marker& m) { return slide_tables_markdown(m.args); }
+std::string ContentGenerator::table(const Marker& m) {
+  if (options_.edition == Edition::student && !m.parts.empty()) {
+    // "answers lab 03": the lab's questions are worked from the analysis model's output.
+    const std::string lab = m.parts[0].substr(std::string("answers ").size());
+    return fmt::format("*This table answers {}'s questions, which you work out from `grader analyze`'s output: "
+                       "it is in the instructor edition of the slides.*\n",
+                       lab);
+  }
+  return slide_tables_markdown(m.args);
+}
 
 std::string ContentGenerator::diagram(const Marker& m, const fs::path& document) {
   const std::string& name = m.args.at(0);
@@ -408,6 +417,13 @@ std::string ContentGenerator::figure(const Marker& m, const fs::path& document) 
 
 std::string ContentGenerator::code(const Marker& m) {
   const std::string& rel = m.args.at(0);
+  if (options_.edition == Edition::student && starts_with(rel, "solutions/")) {
+    // What the student writes, not the reference: the stub's file, which says what to write.
+    const std::string stub = "labs/" + rel.substr(std::string("solutions/").size());
+    return fmt::format("*The reference code of this step is in the instructor edition of the slides. You write "
+                       "it in `{}`: its comments say what the step does and what to write.*\n",
+                       stub);
+  }
   const fs::path p = repo_path(rel);
   const auto text = read_text(p);
   if (!text || !fs::is_regular_file(p)) throw BadMarker(fmt::format("no file '{}'", rel));

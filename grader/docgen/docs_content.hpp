@@ -79,12 +79,19 @@ std::string slide_tables_markdown(const std::vector<std::string>& names);
 /// @throws BadMarker for an unknown word
 std::string errata_markdown(const std::vector<analysis::LectureTable>& tables, const std::vector<std::string>& args);
 
+/// Which slides a staged copy is for (`grader docs --stage DIR --edition E`).
+enum class Edition {
+  instructor,  ///< everything: the reference code, the tables that answer the labs' questions
+  student,     ///< handed out before the deadline: no code of solutions/, no answers
+};
+
 /// How the generator works.
 struct ContentOptions {
   std::filesystem::path root;  ///< the repository root
   FigurePolicy figures = FigurePolicy::committed_only;
   /// For a staged copy: pictures are copied to `*stage_dir`/img/ and referenced from there.
   std::optional<std::filesystem::path> stage_dir;
+  Edition edition = Edition::instructor;
 };
 
 /// Produces the body of every kind of block.

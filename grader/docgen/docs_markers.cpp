@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <regex>
 
 namespace convlab::grader::docs {
 
@@ -87,7 +88,12 @@ MarkerLine parse_marker_line(const std::string& t, int line) {
   if (kind == "table") {
     m.kind = MarkerKind::table;
     if (words.empty()) return fail("name the table: <!-- convlab:table NAME --> (grader tables --list)");
-    if (!parts.empty()) return fail("'table' takes table names only, no '|'");
+    // One optional part marks a table that answers a lab's questions: the student edition of
+    // the slides leaves it out until the deadline.
+    const bool answers = parts.size() == 1 && std::regex_match(parts[0], std::regex(R"(answers lab \d\d)"));
+    if (!parts.empty() && !answers) {
+      return fail("'table' takes table names and, for one that answers a lab's questions, '| answers lab NN'");
+    }
   } else if (kind == "include") {
     m.kind = MarkerKind::include;
     if (words.size() != 1 || !parts.empty()) {

@@ -21,7 +21,8 @@ namespace convlab::grader::docs {
 
 /// The kinds of block.
 enum class MarkerKind {
-  table,    ///< `table NAME...`: lecture tables, as `grader tables --format markdown --no-gpu`
+  table,    ///< `table NAME... [| answers lab NN]`: lecture tables, as `grader tables --format
+            ///< markdown --no-gpu`; one that answers lab NN's questions is left out of the student edition
   include,  ///< `include PATH`: a Markdown file of the repository, verbatim
   figure,   ///< `figure bench|tune FILE [| caption]`: a picture of `grader bench` / `grader tune`
   errata,   ///< `errata [rounding|error] [NAME...]`: every flagged published value of the tables

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "commands/commands.hpp"
@@ -429,4 +430,92 @@ TEST_CASE("grader docs: --stage writes render-ready decks with their pictures ne
   // The source deck is untouched (its block is stale: --stage never writes the sources).
   CHECK(read(root / "slides/04-deck.md").find("<!-- convlab:end -->") != std::string::npos);
   CHECK(grader({"docs", "--stage", out.string(), "--check", "--root", root.string()}).exit_code == 2);
+}
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string trimmed(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t");
+  const auto b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+/// Lines of the reference solutions that give an answer away: code (not a comment or an
+/// include) of 30 characters or more that the lab's own stub does not hold.
+std::vector<std::pair<std::string, fs::path>> reference_lines(const fs::path& root) {
+  std::vector<std::pair<std::string, fs::path>> out;
+  for (const auto& e : fs::recursive_directory_iterator(root / "solutions")) {
+    const std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".cu" && ext != ".cuh" && ext != ".cpp" && ext != ".hpp")) continue;
+    std::set<std::string> stub;
+    std::istringstream stub_text(slurp(root / "labs" / fs::relative(e.path(), root / "solutions")));
+    for (std::string l; std::getline(stub_text, l);) stub.insert(trimmed(l));
+    std::istringstream text(slurp(e.path()));
+    for (std::string l; std::getline(text, l);) {
+      const std::string t = trimmed(l);
+      if (t.size() < 30 || stub.count(t) || t.rfind("//", 0) == 0 || t.rfind("*", 0) == 0 || t.rfind("#include", 0) == 0) {
+        continue;
+      }
+      out.emplace_back(t, fs::relative(e.path(), root));
+    }
+  }
+  return out;
+}
+
+/// How many of `lines` appear in the decks staged in `dir`, with the first few named.
+std::pair<std::size_t, std::string> found_in_decks(const std::vector<std::pair<std::string, fs::path>>& lines,
+                                                   const fs::path& dir) {
+  std::string decks;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".md") decks += slurp(e.path());
+  }
+  std::size_t n = 0;
+  std::string named;
+  for (const auto& [line, file] : lines) {
+    if (decks.find(line) == std::string::npos) continue;
+    if (++n <= 3) named += fmt::format("  {}: {}\n", file.generic_string(), line);
+  }
+  return {n, named};
+}
+
+}  // namespace
+
+TEST_CASE("slides: the student edition holds no reference code and no table that answers a lab's questions",
+          "[docs][slides]") {
+  TempDir tmp("docs-editions");
+  const fs::path root = CONVLAB_SOURCE_DIR;
+  const fs::path student = tmp.path() / "student", instructor = tmp.path() / "instructor";
+  REQUIRE(grader({"docs", "--quiet", "--root", root.string(), "--stage", student.string(), "--edition", "student"})
+              .exit_code == kGraded);
+  REQUIRE(grader({"docs", "--quiet", "--root", root.string(), "--stage", instructor.string()}).exit_code == kGraded);
+  const auto lines = reference_lines(root);
+  REQUIRE(lines.size() > 100);
+
+  const auto [in_student, student_named] = found_in_decks(lines, student);
+  INFO("reference lines in the student edition:\n" << student_named);
+  CHECK(in_student == 0);
+  // The same check finds the instructor edition's excerpts: it can fail.
+  const auto [in_instructor, instructor_named] = found_in_decks(lines, instructor);
+  CHECK(in_instructor >= 10);
+
+  // The lecture's two "Problem Solving" questions are labs 03 and 04's first questions.
+  const std::string deck2 = "02-constant-memory-tiling.md";
+  CHECK_THAT(slurp(instructor / deck2), Catch::Contains("'Problem Solving', first question"));
+  CHECK_THAT(slurp(student / deck2), !Catch::Contains("'Problem Solving', first question"));
+  CHECK_THAT(slurp(student / deck2), Catch::Contains("This table answers lab 03's questions"));
+  CHECK_THAT(slurp(student / "01-convolution-naive.md"), Catch::Contains("`labs/01-naive/naive.cu`"));
+}
+
+TEST_CASE("grader docs: --edition needs --stage, and a table's '|' part must say which lab it answers", "[docs][cli]") {
+  CHECK(grader({"docs", "--edition", "student"}).exit_code == kUsageError);
+  ParsedDocument d = parse_document("<!-- convlab:table homework | answers lab 3 -->\n<!-- convlab:end -->\n");
+  REQUIRE(d.errors.size() == 1);
+  CHECK_THAT(d.errors[0].message, Catch::Contains("'| answers lab NN'"));
+  d = parse_document("<!-- convlab:table homework | answers lab 03 -->\n<!-- convlab:end -->\n");
+  CHECK(d.errors.empty());
 }
