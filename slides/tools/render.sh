@@ -2,8 +2,10 @@
 # Renders every deck of slides/ to HTML with Marp CLI, and where Chromium is installed to PDF and
 # to one PNG per slide (DIR/png/NAME.NNN.png), then checks that every slide rendered
 # (check-render.mjs) and that an audience can read it (check-layout.mjs: nothing leaves its slide
-# or runs into the footer, no text below 20 px). The `slides` target and the `slides_render`
-# test run it.
+# or runs into the footer, no text below 20 px). Two editions, each checked: the instructor's
+# (everything) in DIR, the student's (`grader docs --edition student`: no reference code, no
+# tables that answer the labs' questions, to hand out before the deadline) in DIR/student/. The
+# `slides` target and the `slides_render` test run it.
 #
 #   render.sh --grader PATH --out DIR [--test]
 #
@@ -63,46 +65,53 @@ if [[ -z "$chrome" && $test_mode == 1 ]]; then
   skip_or_fail
 fi
 
-mkdir -p "$out"
-rm -rf "$out/img" "$out/figures" "$out/png" "$out/layout"
-rm -f "$out"/*.md "$out"/*.html "$out"/*.pdf
-"$grader" docs --stage "$out" --quiet
-shopt -s nullglob
-decks=("$out"/*.md)
-[[ ${#decks[@]} -gt 0 ]] || { echo "slides: grader docs --stage wrote no deck into $out" >&2; exit 1; }
+# One edition of the decks staged into $1 and rendered there: the instructor's (everything) into
+# DIR, the student's (no reference code, no answers: `grader docs --edition student`) into
+# DIR/student/.
+render_edition() {
+  local dir="$1" edition="$2"
+  mkdir -p "$dir"
+  rm -rf "$dir/img" "$dir/figures" "$dir/png" "$dir/layout"
+  rm -f "$dir"/*.md "$dir"/*.html "$dir"/*.pdf
+  "$grader" docs --stage "$dir" --edition "$edition" --quiet
+  shopt -s nullglob
+  decks=("$dir"/*.md)
+  [[ ${#decks[@]} -gt 0 ]] || { echo "slides: grader docs --stage wrote no deck into $dir" >&2; exit 1; }
 
-"$marp" --config-file "$slides/.marprc.yml" --no-stdin -- "${decks[@]}"
-node "$slides/tools/check-render.mjs" --source "$slides" "${decks[@]}"
+  "$marp" --config-file "$slides/.marprc.yml" --no-stdin -- "${decks[@]}"
+  node "$slides/tools/check-render.mjs" --source "$slides" "${decks[@]}"
 
-pdfs=0
-if [[ -n "$chrome" ]]; then
-  # Marp starts Chromium headless; as root it needs --no-sandbox, which Marp adds by itself
-  # inside containers and which CHROME_NO_SANDBOX=1 forces.
-  [[ $(id -u) -eq 0 ]] && export CHROME_NO_SANDBOX=1
-  # The layout check reads the bare template's HTML: every slide laid out, none hidden.
-  mkdir -p "$out/layout"
-  for d in "${decks[@]}"; do
-    "$marp" --config-file "$slides/.marprc.yml" --no-stdin --template bare --allow-local-files \
-      -o "$out/layout/$(basename "${d%.md}").html" -- "$d" 2>/dev/null
-  done
-  node "$slides/tools/check-layout.mjs" --chrome "$chrome" "$out"/layout/*.html
-  if [[ $test_mode == 0 ]]; then
-    mkdir -p "$out/png"
+  pdfs=0
+  if [[ -n "$chrome" ]]; then
+    # Marp starts Chromium headless; as root it needs --no-sandbox, which Marp adds by itself
+    # inside containers and which CHROME_NO_SANDBOX=1 forces.
+    [[ $(id -u) -eq 0 ]] && export CHROME_NO_SANDBOX=1
+    # The layout check reads the bare template's HTML: every slide laid out, none hidden.
+    mkdir -p "$dir/layout"
     for d in "${decks[@]}"; do
-      "$marp" --config-file "$slides/.marprc.yml" --no-stdin --images png --allow-local-files \
-        --browser chrome --browser-path "$chrome" -o "$out/png/$(basename "${d%.md}").png" -- "$d" 2>/dev/null
+      "$marp" --config-file "$slides/.marprc.yml" --no-stdin --template bare --allow-local-files \
+        -o "$dir/layout/$(basename "${d%.md}").html" -- "$d" 2>/dev/null
     done
-    if [[ "${CONVLAB_SLIDES_PDF:-auto}" != "0" ]]; then
-      "$marp" --config-file "$slides/.marprc.yml" --no-stdin --pdf --allow-local-files \
-        --browser chrome --browser-path "$chrome" -- "${decks[@]}" 2>/dev/null
-      pdfs=${#decks[@]}
+    node "$slides/tools/check-layout.mjs" --chrome "$chrome" "$dir"/layout/*.html
+    if [[ $test_mode == 0 ]]; then
+      mkdir -p "$dir/png"
+      for d in "${decks[@]}"; do
+        "$marp" --config-file "$slides/.marprc.yml" --no-stdin --images png --allow-local-files \
+          --browser chrome --browser-path "$chrome" -o "$dir/png/$(basename "${d%.md}").png" -- "$d" 2>/dev/null
+      done
+      if [[ "${CONVLAB_SLIDES_PDF:-auto}" != "0" ]]; then
+        "$marp" --config-file "$slides/.marprc.yml" --no-stdin --pdf --allow-local-files \
+          --browser chrome --browser-path "$chrome" -- "${decks[@]}" 2>/dev/null
+        pdfs=${#decks[@]}
+      fi
     fi
+  elif [[ "${CONVLAB_SLIDES_PDF:-auto}" == "1" ]]; then
+    echo "slides: CONVLAB_SLIDES_PDF=1 but no Chromium was found (apt-get install chromium, or set CHROME_PATH)" >&2
+    exit 1
   fi
-elif [[ "${CONVLAB_SLIDES_PDF:-auto}" == "1" ]]; then
-  echo "slides: CONVLAB_SLIDES_PDF=1 but no Chromium was found (apt-get install chromium, or set CHROME_PATH)" >&2
-  exit 1
-else
-  echo "slides: no Chromium found: HTML only, layout not checked (apt-get install chromium for PDF, PNGs and the check)"
-fi
+  echo "slides: ${#decks[@]} decks of the $edition edition rendered to $dir (HTML$([[ $pdfs -gt 0 ]] && echo ', PDF')$([[ -d "$dir/png" ]] && echo ', a PNG per slide in png/')); open $dir/$(basename "${decks[0]%.md}").html in a browser"
+}
 
-echo "slides: ${#decks[@]} decks rendered to $out (HTML$([[ $pdfs -gt 0 ]] && echo ', PDF')$([[ -d "$out/png" ]] && echo ', a PNG per slide in png/')); open $out/$(basename "${decks[0]%.md}").html in a browser"
+render_edition "$out" instructor
+render_edition "$out/student" student
+[[ -n "$chrome" ]] || echo "slides: no Chromium found: HTML only, layout not checked (apt-get install chromium for PDF, PNGs and the check)"
