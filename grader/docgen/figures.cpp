@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "convlab/analysis.hpp"
+#include "convlab/lab06_config.hpp"
 #include "convlab/lab07_config.hpp"
 #include "convlab/lab_config.hpp"
 #include "convlab/shapes.hpp"
@@ -52,6 +53,11 @@ class Svg {
     else if (!fill.empty()) rect(x, y - 20, 28, 24, fill, "#555", 1);
     text(x + (fill.empty() && !outline ? 0 : 40), y, s, size);
     return y + kLine;
+  }
+  /// A path of `d`, stroked.
+  void path(const std::string& d, const std::string& stroke, double width) {
+    body_ += fmt::format(R"(<path d="{}" stroke="{}" stroke-width="{:g}" fill="none"/>)", d, stroke, width);
+    body_ += '\n';
   }
   /// A grid of n×m cells with thin lines, as one path (the cells themselves are filled separately).
   void grid_lines(double x, double y, int cols, int rows, double cell) {
@@ -321,6 +327,66 @@ Diagram register_patch(int mask, int out_x, int out_y) {
               svg);
 }
 
+Diagram lab06_register_tile(int bm, int bn, int tm, int tn, int stages) {
+  constexpr const char* kOwn = "#e6550d";
+  require(bm > 0 && bn > 0 && tm > 0 && tn > 0 && tm % 2 == 0 && tn % 2 == 0 && bm % tm == 0 && bn % tn == 0,
+          "the register tile needs even TM, TN dividing BM, BN");
+  require(stages >= 2 && stages <= 6, "the pipeline is drawn for 2 to 6 stages");
+  const int rows = bm / tm, cols = bn / tn;  // the thread grid, ty × tx
+  const double side = kGridSide - 20;  // the title above it, within the 470 units of a slide
+  const double cell = std::min(side / bm, side / bn);
+  const double x0 = 20, y0 = 50;
+  Svg svg(static_cast<int>(y0 + bm * cell + 20));
+  svg.text(x0, 32, fmt::format("block tile {} × {} of Y", bm, bn), kFont, "start", "bold");
+  svg.rect(x0, y0, bn * cell, bm * cell, "#eeeeee");
+  // Thread (ty, tx) = (1, 2) owns rows ty·(TM/2) + i and BM/2 + ty·(TM/2) + i, and the columns
+  // likewise: four pieces, so that a warp's float4 reads of As and Bs are consecutive.
+  const int ty = 1, tx = 2, hm = tm / 2, hn = tn / 2;
+  for (const int r0 : {ty * hm, bm / 2 + ty * hm}) {
+    for (const int c0 : {tx * hn, bn / 2 + tx * hn}) svg.rect(x0 + c0 * cell, y0 + r0 * cell, hn * cell, hm * cell, kOwn);
+  }
+  // One line per thread row and column of the grid (each strip TM/2 or TN/2 outputs wide, twice).
+  std::string d;
+  for (int c = 0; c <= 2 * cols; ++c) d += fmt::format("M{:g} {:g}V{:g}", x0 + c * hn * cell, y0, y0 + bm * cell);
+  for (int r = 0; r <= 2 * rows; ++r) d += fmt::format("M{:g} {:g}H{:g}", x0, y0 + r * hm * cell, x0 + bn * cell);
+  svg.rect(x0, y0, bn * cell, bm * cell, "none", kInk, 2);
+  svg.path(d, "#ffffff", 1);
+
+  // The pipeline: iterations kt across, stages down.
+  const double px = x0 + bn * cell + 60, pcell_w = 84, pcell_h = 38;
+  const int iterations = 6;
+  svg.text(px, 32, fmt::format("{} stages in shared memory, by iteration", stages), kFont, "start", "bold");
+  for (int kt = 0; kt < iterations; ++kt) {
+    svg.text(px + 110 + kt * pcell_w + pcell_w / 2, y0 + 24, fmt::format("kt={}", kt), 20, "middle");
+  }
+  for (int st = 0; st < stages; ++st) {
+    const double y = y0 + 40 + st * pcell_h;
+    svg.text(px, y + 26, fmt::format("stage {}", st), 20);
+    for (int kt = 0; kt < iterations; ++kt) {
+      // Stage st holds the slice s ≡ st (mod stages) in kt .. kt + stages - 1.
+      const int slice = kt + ((st - kt) % stages + stages) % stages;
+      const char* fill = slice == kt ? kBlue : slice == kt + stages - 1 ? kOrange : kPale;
+      svg.rect(px + 110 + kt * pcell_w, y, pcell_w - 4, pcell_h - 4, fill);
+      svg.text(px + 110 + kt * pcell_w + pcell_w / 2 - 2, y + 26, fmt::format("{}", slice), 20, "middle");
+    }
+  }
+  double y = y0 + 40 + stages * pcell_h + 32;
+  constexpr int kSmall = 22;
+  y = svg.legend(px, y, kOwn, fmt::format("thread (1, 2)'s {}×{} outputs, in four pieces", tm, tn), false, kSmall);
+  y = svg.legend(px, y, kBlue, "slice kt: its FMAs, after a wait for it", false, kSmall);
+  y = svg.legend(px, y, kOrange, fmt::format("slice kt + {}: cp.async issued into the freed stage", stages - 1), false,
+                 kSmall);
+  y = svg.legend(px, y, kPale, "slices in flight", false, kSmall);
+  y = svg.legend(px, y, "", "split-K (3d): S blocks share a tile's slices, each", false, kSmall);
+  y = svg.legend(px, y, "", "atomicAdds its partial sums into Y", false, kSmall);
+  (void)y;
+  return make("lab06-register-tile",
+              fmt::format("Lab 06 step 3: a {}×{} block tile, {}×{} threads of {}×{} outputs each (3a, 3b), and the "
+                          "ring of {} shared-memory stages that keeps {} slices in flight (3c)",
+                          bm, bn, rows, cols, tm, tn, stages, stages),
+              svg);
+}
+
 std::vector<Diagram> diagrams() {
   std::vector<Diagram> out;
   out.push_back(tiling_strategy_1(config::kLab03TileWidth, kTilingExampleMask));
@@ -332,6 +398,10 @@ std::vector<Diagram> diagrams() {
     if (c == nullptr) throw std::logic_error(fmt::format("figures: lab 07 has no default configuration for K = {}", k));
     out.push_back(register_patch(k, c->out_x, c->out_y));
   }
+  // The thread tile TM×TN = 8×8 and the ring of four stages are the lab's own
+  // (labs/06-im2col/implicit_gemm.cuh, async_copies.cuh); test_figures.cpp holds them equal.
+  const lab06::RegisterTilePlan plan;
+  out.push_back(lab06_register_tile(plan.bm, plan.bn, 8, 8, 4));
   return out;
 }
 

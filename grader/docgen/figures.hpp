@@ -72,6 +72,17 @@ Diagram register_patch(int mask, int out_x, int out_y);
 
 /// Every diagram the decks use, drawn with the code's sizes (lab_config.hpp, lab07_config.hpp).
 /// @return the drawings, in a fixed order
+/// Lab 06 step 3: the BM×BN block tile of Y as a grid of threads, each owning a TM×TN register
+/// tile split in four (TM/2)×(TN/2) pieces a half-tile apart (step 3b's float4 mapping: thread
+/// (1, 2) shaded), and the pipeline of step 3c: which slice of the reduction each of the
+/// `stages` shared-memory buffers holds at iteration kt, one being computed, one being issued
+/// by cp.async, the others in flight.
+/// @param bm, bn the block tile (RegisterTilePlan's default)
+/// @param tm, tn the register tile of one thread (labs/06-im2col/implicit_gemm.cuh)
+/// @param stages buffers of each tile in shared memory (four slices in flight)
+/// @return the drawing
+Diagram lab06_register_tile(int bm, int bn, int tm, int tn, int stages);
+
 std::vector<Diagram> diagrams();
 
 }  // namespace convlab::grader::figures

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -97,4 +99,33 @@ TEST_CASE("figures: the register patch follows lab 07's compiled-in configuratio
     CHECK(x.height <= 470);  // the diagram class shows it at scale 1
     CHECK(!x.caption.empty());
   }
+}
+
+TEST_CASE("figures: lab 06's register tile is drawn with the lab's thread tile and stage count", "[figures]") {
+  // The drawing's TM, TN and stages are the lab's: its header's constants and the stage count
+  // every step-3 launch of the reference passes.
+  const auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::filesystem::path lab06 = std::filesystem::path(CONVLAB_SOURCE_DIR) / "labs" / "06-im2col";
+  const std::string header = slurp(lab06 / "implicit_gemm.cuh");
+  CHECK_THAT(header, Catch::Contains("inline constexpr int TM = 8;"));
+  CHECK_THAT(header, Catch::Contains("inline constexpr int TN = 8;"));
+  CHECK_THAT(slurp(lab06 / "async_copies.cuh"), Catch::Contains("STAGES = 4 buffers"));
+  const std::string launches = slurp(std::filesystem::path(CONVLAB_SOURCE_DIR) / "solutions" / "06-im2col" /
+                                     "register_tiled_gemm.cu");
+  CHECK_THAT(launches, Catch::Contains("launch_tile<128, 128, BK, 4, 2>"));
+
+  const std::vector<Diagram> all = diagrams();
+  const auto d = std::find_if(all.begin(), all.end(), [](const Diagram& x) { return x.name == "lab06-register-tile"; });
+  REQUIRE(d != all.end());
+  CHECK(d->height <= 470);
+  CHECK_THAT(d->caption, Catch::Contains("16×16 threads of 8×8 outputs"));
+  // Four pieces of thread (1, 2), and per iteration one stage computed and one issued.
+  const Diagram small = lab06_register_tile(16, 16, 4, 4, 3);
+  CHECK(count_fill(small.svg, "#e6550d") == 4);
+  for (int kt = 0; kt < 6; ++kt) CHECK(has_text(small.svg, fmt::format("kt={}", kt)));
+  CHECK(count_fill(small.svg, "#9ecae1") == 6);  // one stage computed per iteration
+  CHECK_THROWS(lab06_register_tile(128, 128, 7, 8, 4));
 }
