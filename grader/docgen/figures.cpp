@@ -327,6 +327,65 @@ Diagram register_patch(int mask, int out_x, int out_y) {
               svg);
 }
 
+Diagram ghost_cells(const GhostCellExample& ex) {
+  require(ex.tile >= 1 && ex.mask >= 1 && ex.mask % 2 == 1 && ex.tiles >= 3, "ghost cells need T >= 1, odd K, 3+ tiles");
+  const int r = (ex.mask - 1) / 2, image = ex.tile * ex.tiles, padded = image + 2 * r, in = ex.tile + ex.mask - 1;
+  const double cell = static_cast<double>(kGridSide) / padded;
+  const double x0 = 20, y0 = 20;
+  constexpr const char* kGhost = "#bdbdbd";
+  constexpr const char* kImage = "#f0f0f0";
+  Svg svg(kGridSide + 40);
+  // Padded coordinates: (i, j) in [0, padded)²; the image is [r, r + image)².
+  auto inside = [&](int i, int j) { return i >= r && i < r + image && j >= r && j < r + image; };
+  // Block (by, bx)'s input tile starts at padded (by·T, bx·T): its output tile, shifted by r.
+  auto in_tile = [&](int by, int bx, int i, int j) {
+    return i >= by * ex.tile && i < by * ex.tile + in && j >= bx * ex.tile && j < bx * ex.tile + in;
+  };
+  int corner_ghosts = 0;
+  for (int i = 0; i < padded; ++i) {
+    for (int j = 0; j < padded; ++j) {
+      const bool corner = in_tile(0, 0, i, j);
+      corner_ghosts += corner && !inside(i, j);
+      const char* fill = corner ? (inside(i, j) ? kBlue : "#969696") : inside(i, j) ? kImage : kGhost;
+      if (!corner && in_tile(1, 1, i, j)) fill = kGreen;
+      svg.rect(x0 + j * cell, y0 + i * cell, cell, cell, fill);
+    }
+  }
+  svg.grid_lines(x0, y0, padded, padded, cell);
+  // The image's edge and its output tiles.
+  svg.rect(x0 + r * cell, y0 + r * cell, image * cell, image * cell, "none", kInk, 3);
+  std::string d;
+  for (int t = 1; t < ex.tiles; ++t) {
+    const double at = (r + t * ex.tile) * cell;
+    d += fmt::format("M{:g} {:g}V{:g}M{:g} {:g}H{:g}", x0 + at, y0 + r * cell, y0 + (r + image) * cell, x0 + r * cell,
+                     y0 + at, x0 + (r + image) * cell);
+  }
+  svg.path(d, kInk, 1.5);
+  // Both input tiles outlined: they overlap, as every neighbouring pair of input tiles does.
+  svg.rect(x0, y0, in * cell, in * cell, "none", "#08519c", 3);
+  svg.rect(x0 + ex.tile * cell, y0 + ex.tile * cell, in * cell, in * cell, "none", "#006d2c", 3, "stroke-dasharray=\"8 5\"");
+  double x = x0 + kGridSide + 40, y = y0 + 30;
+  svg.text(x, y, fmt::format("{0}×{0} image, {1}×{1} output tiles, K = {2}", image, ex.tile, ex.mask), kFont, "start",
+           "bold");
+  y += kLine + 8;
+  const int loaded = in * in - corner_ghosts;
+  y = svg.legend(x, y, kGhost, fmt::format("ghost cells: the ring of r = {} outside the image (0)", r));
+  y = svg.legend(x, y, "#969696", fmt::format("corner block (0,0): {} of its {} input cells", corner_ghosts, in * in));
+  svg.text(x + 40, y, "are ghosts, never loaded");
+  y += kLine;
+  y = svg.legend(x, y, kBlue, fmt::format("corner block (0,0): the {} inputs it loads", loaded));
+  y = svg.legend(x, y, kGreen, fmt::format("interior block (1,1): all {} = ({} + {} - 1)² loaded", in * in, ex.tile,
+                                           ex.mask));
+  y += 8;
+  svg.text(x, y, "The corner block loads fewer inputs and makes fewer", 22);
+  svg.text(x, y + 30, "accesses: its reduction differs from the interior's.", 22);
+  return make("ghost-cells",
+              fmt::format("Ghost cells of the tiling lecture's 2D example ({0}×{0} tiles, K = {1}, a {2}×{2} image): "
+                          "the corner block loads {3} of its {4} input cells, an interior block all {4}",
+                          ex.tile, ex.mask, image, loaded, in * in),
+              svg);
+}
+
 Diagram lab06_register_tile(int bm, int bn, int tm, int tn, int stages) {
   constexpr const char* kOwn = "#e6550d";
   require(bm > 0 && bn > 0 && tm > 0 && tn > 0 && tm % 2 == 0 && tn % 2 == 0 && bm % tm == 0 && bn % tn == 0,
@@ -393,6 +452,7 @@ std::vector<Diagram> diagrams() {
   out.push_back(tiling_strategy_2(config::kLab04InTile, kTilingExampleMask));
   out.push_back(tiling_strategy_3(config::kLab05TileWidth, kTilingExampleMask));
   out.push_back(im2col_unrolled(Im2colExample{}));
+  out.push_back(ghost_cells(GhostCellExample{}));
   for (const int k : {3, 17}) {
     const lab07::TileConfig* c = lab07::default_config(k);
     if (c == nullptr) throw std::logic_error(fmt::format("figures: lab 07 has no default configuration for K = {}", k));

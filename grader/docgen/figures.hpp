@@ -26,6 +26,14 @@ struct Im2colExample {
   int mask = 2;      ///< K
 };
 
+/// The tiling lecture's 2D example ([lecture-tiling], 'Analysis for an 8x8 Output Tile'): 8×8
+/// output tiles, K = 5, on a 24×24 image (three tiles per axis: table example-2d).
+struct GhostCellExample {
+  int tile = 8;   ///< T, the output tile's side
+  int mask = 5;   ///< K
+  int tiles = 3;  ///< tiles per image side
+};
+
 /// One drawing: its file stem, the caption the slide shows under it, and the SVG.
 struct Diagram {
   std::string name;     ///< e.g. "tiling-strategy-1" (the file is NAME.svg)
@@ -72,6 +80,13 @@ Diagram register_patch(int mask, int out_x, int out_y);
 
 /// Every diagram the decks use, drawn with the code's sizes (lab_config.hpp, lab07_config.hpp).
 /// @return the drawings, in a fixed order
+/// Ghost cells: the image with its ring of r = (K-1)/2 cells outside it, cut into T×T output
+/// tiles; the corner block's (T+K-1)² input tile, split into the inputs it loads and the ghost
+/// cells it does not (they are 0), and an interior block's input tile, all inside the image.
+/// @param ex the sizes
+/// @return the drawing
+Diagram ghost_cells(const GhostCellExample& ex);
+
 /// Lab 06 step 3: the BM×BN block tile of Y as a grid of threads, each owning a TM×TN register
 /// tile split in four (TM/2)×(TN/2) pieces a half-tile apart (step 3b's float4 mapping: thread
 /// (1, 2) shaded), and the pipeline of step 3c: which slice of the reduction each of the

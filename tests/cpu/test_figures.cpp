@@ -129,3 +129,19 @@ TEST_CASE("figures: lab 06's register tile is drawn with the lab's thread tile a
   CHECK(count_fill(small.svg, "#9ecae1") == 6);  // one stage computed per iteration
   CHECK_THROWS(lab06_register_tile(128, 128, 7, 8, 4));
 }
+
+TEST_CASE("figures: the ghost-cell drawing counts the corner block's ghosts as the analysis does", "[figures]") {
+  // The lecture's example: 12² = 144 input cells, of which the corner block loads 10² = 100
+  // (table example-2d's "(0,0) corner": 100 input loads).
+  const Diagram d = ghost_cells(GhostCellExample{});
+  CHECK(d.name == "ghost-cells");
+  CHECK(d.height <= 470);
+  CHECK_THAT(d.caption, Catch::Contains("the corner block loads 100 of its 144 input cells"));
+  CHECK(has_text(d.svg, "corner block (0,0): 44 of its 144 input cells"));
+  // Another size: T = 4, K = 7 (r = 3): 10² cells, (10 - 3)² = 49 loaded, 51 ghosts.
+  const Diagram other = ghost_cells(GhostCellExample{4, 7, 3});
+  CHECK_THAT(other.caption, Catch::Contains("loads 49 of its 100"));
+  CHECK(count_fill(other.svg, "#969696") == 51);
+  CHECK(count_fill(other.svg, "#9ecae1") == 49);
+  CHECK_THROWS(ghost_cells(GhostCellExample{8, 4, 3}));
+}
