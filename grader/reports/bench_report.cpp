@@ -389,7 +389,7 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
   std::string gp = fmt::format(
       "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
       "# (or: grader bench --plot-only THIS_FOLDER)\n"
-      "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,19\"\n"
+      "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,22\"\n"
       "set datafile missing \"NaN\"\nset datafile separator \"\\t\"\nset tics nomirror out\nset grid ytics lc rgb \"#dddddd\"\n");
   const json& conv = bench.value("conv2d", json::object());
   if (conv.contains("results") && !conv.at("results").empty()) {
@@ -439,18 +439,17 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
     }
     write_file_atomically(dir / "roofline.dat", dat);
     gp += fmt::format(
-        "\nset logscale xy\nset xlabel \"arithmetic intensity (flop per byte of input read + output written; K = 2..17)\"\n"
-        "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.05:{}]\n"
+        "\nset logscale xy\nset xlabel \"flop per byte of input read + output written (K = 2..17)\"\n"
+        "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.003:{}]\n"
         "roof(x) = (x * {} < {} ? x * {} : {})\n",
         std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12);
     for (std::size_t f = 0; f < families.size(); ++f) {
       if (plots[f].empty()) continue;
       const std::string png = fmt::format("roofline_{}.png", families[f].file);
       gp += fmt::format(
-          "set output \"{}\"\nset title \"{}: \" . {} . \", {}x{}\\n"
-          "(copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run)\"\n"
+          "set output \"{}\"\nset title \"{}, {}x{}\\n\" . {} . \": copy {:.0f} GB/s, FMA {:.1f} TFLOP/s\"\n"
           "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
-          png, families[f].title, gpu, H, W, bw / 1e9, fma / 1e12, plots[f]);
+          png, families[f].title, H, W, gpu, bw / 1e9, fma / 1e12, plots[f]);
       pngs.push_back(png);
     }
     gp += "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n";
@@ -479,10 +478,10 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
       const std::string name = fmt::format("bars_k{:02d}", k);
       write_file_atomically(dir / (name + ".dat"), bars);
       gp += fmt::format(
-          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask on \" . {2} . \": % of the measured roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-          "set boxwidth 0.9\nset xtics rotate by -50 left\nset rmargin 6\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
+          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask, \" . {2} . \": % of roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+          "set boxwidth 0.9\nset xtics rotate by 40 right\nset ytics 20\nset lmargin 16\nset rmargin 4\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
           "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
-          "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\n",
+          "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\nset lmargin\nset ytics autofreq\n",
           name, k, gpu, 1 + static_cast<int>(sizes.size()));
       pngs.push_back(name + ".png");
     }

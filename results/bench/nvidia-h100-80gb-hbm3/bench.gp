@@ -1,20 +1,20 @@
 # gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp
 # (or: grader bench --plot-only THIS_FOLDER)
-set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,19"
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 set datafile missing "NaN"
 set datafile separator "\t"
 set tics nomirror out
 set grid ytics lc rgb "#dddddd"
 
 set logscale xy
-set xlabel "arithmetic intensity (flop per byte of input read + output written; K = 2..17)"
+set xlabel "flop per byte of input read + output written (K = 2..17)"
 set ylabel "TFLOP/s"
 set key bottom right
 set xrange [0.5:80]
-set yrange [0.05:85.91240049033614]
+set yrange [0.003:85.91240049033614]
 roof(x) = (x * 2.8816928426344792 < 57.27493366022409 ? x * 2.8816928426344792 : 57.27493366022409)
 set output "roofline_labs01-02.png"
-set title "Labs 01-02, untiled: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 01-02, untiled, 9216x9216\n" . 'NVIDIA H100 80GB HBM3' . ": copy 2882 GB/s, FMA 57.3 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 7 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab01 no_restrict', \
   "roofline.dat" index 8 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab01 mask_restrict', \
@@ -22,20 +22,20 @@ plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 10 using 1:2 with linespoints pt 11 ps 2 lw 3 title 'lab01 both_restrict', \
   "roofline.dat" index 11 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab02 constant_mask'
 set output "roofline_labs03-05.png"
-set title "Labs 03-05, shared-memory tiles: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Labs 03-05, shared-memory tiles, 9216x9216\n" . 'NVIDIA H100 80GB HBM3' . ": copy 2882 GB/s, FMA 57.3 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 12 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab03 tiled_output', \
   "roofline.dat" index 13 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab04 tiled_input', \
   "roofline.dat" index 14 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab05 tiled_cached_halo'
 set output "roofline_lab07.png"
-set title "Lab 07, register tiling: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "Lab 07, register tiling, 9216x9216\n" . 'NVIDIA H100 80GB HBM3' . ": copy 2882 GB/s, FMA 57.3 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab07 register_tiled', \
   "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab07 shfl_filter', \
   "roofline.dat" index 2 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab07 constant_filter', \
   "roofline.dat" index 3 using 1:2 with linespoints pt 11 ps 2 lw 3 title 'lab07 shared_input'
 set output "roofline_peers.png"
-set title "NPP, cuDNN and cuFFT: " . 'NVIDIA H100 80GB HBM3' . ", 9216x9216\n(copy 2882 GB/s and FMA 57.3 TFLOP/s measured in the same run)"
+set title "NPP, cuDNN and cuFFT, 9216x9216\n" . 'NVIDIA H100 80GB HBM3' . ": copy 2882 GB/s, FMA 57.3 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'NPP nppiFilterBorder_32f_C1R', \
   "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'cuDNN', \
@@ -48,13 +48,15 @@ unset xlabel
 unset ylabel
 
 set output "bars_k02.png"
-set title "2x2 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "2x2 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -66,15 +68,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k03.png"
-set title "3x3 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "3x3 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -86,15 +92,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k04.png"
-set title "4x4 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "4x4 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -106,15 +116,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k05.png"
-set title "5x5 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "5x5 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -126,15 +140,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k06.png"
-set title "6x6 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "6x6 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -146,15 +164,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k07.png"
-set title "7x7 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "7x7 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -166,15 +188,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k09.png"
-set title "9x9 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "9x9 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -186,15 +212,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k11.png"
-set title "11x11 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "11x11 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -206,15 +236,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k13.png"
-set title "13x13 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "13x13 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -226,15 +260,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k15.png"
-set title "15x15 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "15x15 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -246,15 +284,19 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "bars_k17.png"
-set title "17x17 mask on " . 'NVIDIA H100 80GB HBM3' . ": % of the measured roofline"
+set title "17x17 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by -50 left
-set rmargin 6
+set xtics rotate by 40 right
+set ytics 20
+set lmargin 16
+set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
@@ -266,6 +308,8 @@ unset key
 unset yrange
 unset xlabel
 unset ylabel
+set lmargin
+set ytics autofreq
 
 set output "sweep.png"
 set terminal pngcairo noenhanced size 1400,800 font "DejaVu Sans,20"
