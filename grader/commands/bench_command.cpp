@@ -211,6 +211,107 @@ int plot_only(const fs::path& dir) {
   }
 }
 
+// The parts of a bench run, each running its program into `dir` and filling its entry of
+// `bench`. @returns false when the part could not be measured (the entry then holds "error").
+
+bool conv2d_part(const BenchOptions& o, const MaskWidths& masks, const fs::path& dir, json& bench) {
+  const fs::path bin = bin_dir();
+  ClockSampler clocks;
+  const std::string err =
+      run_part("conv2d_bench",
+               {(bin / "conv2d_bench").string(), "--sizes", join(o.sizes), "--masks", masks.to_string(), "--json",
+                (dir / "conv2d.json").string()},
+               dir, o.timeout_s, true);
+  if (!bench["clocks"].contains("unavailable")) bench["clocks"]["during_conv2d"] = clocks.stop();
+  if (!err.empty() && !fs::exists(dir / "conv2d.json")) {
+    bench["conv2d"] = {{"error", err}};
+    fmt::print(stderr, "bench: {}\n", err);
+    return false;
+  }
+  json c = read_json(dir / "conv2d.json");
+  bench["ceilings"] = c["ceilings"];
+  bench["device"] = c["device"];
+  add_peer_ratios(c["results"]);
+  bench["conv2d"] = {{"protocol", c["protocol"]}, {"missing_peers", c["missing_peers"]}, {"results", c["results"]}};
+  if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
+  return true;
+}
+
+bool layers_part(const BenchOptions& o, const fs::path& dir, json& bench) {
+  std::vector<std::string> argv{(bin_dir() / "conv_layer_bench").string(), "--json", (dir / "layers.json").string()};
+  if (o.quick) argv.push_back("--no-plans");
+  const std::string err = run_part("conv_layer_bench", argv, dir, o.timeout_s, true);
+  if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
+  if (!fs::exists(dir / "layers.json")) {
+    bench["layers"] = {{"error", err}};
+    return false;
+  }
+  bench["layers"] = read_json(dir / "layers.json");
+  return true;
+}
+
+/// The sweep's Nsight Compute pass: its CSV and launch plan, or why there are none.
+struct SweepProfile {
+  std::string failure;  ///< empty: measured
+  std::string csv;
+  json plan;
+};
+
+SweepProfile profile_sweep(const BenchOptions& o, const std::vector<std::string>& args, const fs::path& dir) {
+  SweepProfile out;
+  const auto ncu = o.no_ncu ? std::nullopt : find_tool("ncu");
+  if (o.no_ncu) {
+    out.failure = "not asked for (--no-ncu)";
+    return out;
+  }
+  if (!ncu) {
+    out.failure = "Nsight Compute (ncu) not found on PATH or in the CUDA toolkit";
+    return out;
+  }
+  std::string metrics;
+  for (const auto& m : sweep_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+  const fs::path log = dir / "logs" / "sweep_ncu.csv";
+  std::vector<std::string> nargv{ncu->string(), "--csv", "--print-units", "base", "--clock-control", "none",
+                                 "-k", "regex:naive_both_restrict", "--metrics", metrics,
+                                 "--log-file", log.string(), (bin_dir() / "naive_block_sweep").string()};
+  nargv.insert(nargv.end(), args.begin(), args.end());
+  nargv.insert(nargv.end(), {"--once", "--json", (dir / "sweep_plan.json").string()});
+  fmt::print("bench: profiling the sweep with {}\n", ncu->string());
+  std::fflush(stdout);
+  const ProcessResult r = run_process(nargv, std::chrono::seconds(o.timeout_s));
+  write_file_atomically(dir / "logs" / "sweep_ncu_console.log", r.output);
+  if (r.output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+    out.failure = "ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters";
+  } else if (r.exit_code != 0 || r.timed_out || r.signaled || !fs::exists(log) || !fs::exists(dir / "sweep_plan.json")) {
+    out.failure = fmt::format("ncu {}: {}", r.describe(), last_lines(r.output, 4));
+  } else {
+    out.csv = read_file(log, kMaxTextFileBytes);
+    out.plan = read_json(dir / "sweep_plan.json");
+  }
+  return out;
+}
+
+bool sweep_part(const BenchOptions& o, const MaskWidths& sweep_masks, const fs::path& dir, json& bench) {
+  const std::vector<std::string> args{"--size", std::to_string(o.sweep_size), "--masks", sweep_masks.to_string()};
+  std::vector<std::string> argv{(bin_dir() / "naive_block_sweep").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--json", (dir / "sweep_timed.json").string()});
+  const std::string err = run_part("naive_block_sweep", argv, dir, o.timeout_s, true);
+  if (!fs::exists(dir / "sweep_timed.json")) {
+    bench["sweep"] = {{"error", err}};
+    return false;
+  }
+  const SweepProfile p = profile_sweep(o, args, dir);
+  const json timed = read_json(dir / "sweep_timed.json");
+  bench["sweep"] = {{"size", o.sweep_size},
+                    {"kernel", timed.value("kernel", "")},
+                    {"rows", join_sweep(timed, p.plan, p.csv, p.failure)},
+                    {"ncu", p.failure.empty() ? json{{"status", "measured with Nsight Compute, --clock-control none"}}
+                                              : json{{"status", "unavailable"}, {"unavailable", p.failure}}}};
+  if (!p.failure.empty()) fmt::print(stderr, "bench: sweep without Nsight Compute: {}\n", p.failure);
+  return true;
+}
+
 int run_bench(BenchOptions o) {
   if (!o.plot_only.empty()) return plot_only(o.plot_only);
   if (o.quick) {
@@ -270,88 +371,9 @@ int run_bench(BenchOptions o) {
                      {"runtime", device->runtime}};
   int failures = 0;
 
-  if (parts.count("conv2d")) {
-    ClockSampler clocks;
-    const std::string err =
-        run_part("conv2d_bench",
-                 {(bin / "conv2d_bench").string(), "--sizes", join(o.sizes), "--masks", masks.to_string(), "--json",
-                  (dir / "conv2d.json").string()},
-                 dir, o.timeout_s, true);
-    if (!bench["clocks"].contains("unavailable")) bench["clocks"]["during_conv2d"] = clocks.stop();
-    if (err.empty() || fs::exists(dir / "conv2d.json")) {
-      json c = read_json(dir / "conv2d.json");
-      bench["ceilings"] = c["ceilings"];
-      bench["device"] = c["device"];
-      add_peer_ratios(c["results"]);
-      bench["conv2d"] = {{"protocol", c["protocol"]}, {"missing_peers", c["missing_peers"]}, {"results", c["results"]}};
-      if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
-    } else {
-      bench["conv2d"] = {{"error", err}};
-      fmt::print(stderr, "bench: {}\n", err);
-      ++failures;
-    }
-  }
-  if (parts.count("layers")) {
-    std::vector<std::string> argv{(bin / "conv_layer_bench").string(), "--json", (dir / "layers.json").string()};
-    if (o.quick) argv.push_back("--no-plans");
-    const std::string err = run_part("conv_layer_bench", argv, dir, o.timeout_s, true);
-    if (fs::exists(dir / "layers.json")) {
-      bench["layers"] = read_json(dir / "layers.json");
-    } else {
-      bench["layers"] = {{"error", err}};
-      ++failures;
-    }
-    if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
-  }
-  if (parts.count("sweep")) {
-    const std::vector<std::string> args{"--size", std::to_string(o.sweep_size), "--masks", sweep_masks.to_string()};
-    std::vector<std::string> argv{(bin / "naive_block_sweep").string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"--json", (dir / "sweep_timed.json").string()});
-    const std::string err = run_part("naive_block_sweep", argv, dir, o.timeout_s, true);
-    if (!fs::exists(dir / "sweep_timed.json")) {
-      bench["sweep"] = {{"error", err}};
-      ++failures;
-    } else {
-      std::string ncu_failure, csv;
-      json plan;
-      const auto ncu = o.no_ncu ? std::nullopt : find_tool("ncu");
-      if (o.no_ncu) {
-        ncu_failure = "not asked for (--no-ncu)";
-      } else if (!ncu) {
-        ncu_failure = "Nsight Compute (ncu) not found on PATH or in the CUDA toolkit";
-      } else {
-        std::string metrics;
-        for (const auto& m : sweep_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-        const fs::path log = dir / "logs" / "sweep_ncu.csv";
-        std::vector<std::string> nargv{ncu->string(), "--csv", "--print-units", "base", "--clock-control", "none",
-                                       "-k", "regex:naive_both_restrict", "--metrics", metrics,
-                                       "--log-file", log.string(), (bin / "naive_block_sweep").string()};
-        nargv.insert(nargv.end(), args.begin(), args.end());
-        nargv.insert(nargv.end(), {"--once", "--json", (dir / "sweep_plan.json").string()});
-        fmt::print("bench: profiling the sweep with {}\n", ncu->string());
-        std::fflush(stdout);
-        const ProcessResult r = run_process(nargv, std::chrono::seconds(o.timeout_s));
-        write_file_atomically(dir / "logs" / "sweep_ncu_console.log", r.output);
-        if (r.output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
-          ncu_failure = "ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters";
-        } else if (r.exit_code != 0 || r.timed_out || r.signaled || !fs::exists(log) ||
-                   !fs::exists(dir / "sweep_plan.json")) {
-          ncu_failure = fmt::format("ncu {}: {}", r.describe(), last_lines(r.output, 4));
-        } else {
-          csv = read_file(log, kMaxTextFileBytes);
-          plan = read_json(dir / "sweep_plan.json");
-        }
-      }
-      const json timed = read_json(dir / "sweep_timed.json");
-      bench["sweep"] = {{"size", o.sweep_size},
-                        {"kernel", timed.value("kernel", "")},
-                        {"rows", join_sweep(timed, plan, csv, ncu_failure)},
-                        {"ncu", ncu_failure.empty() ? json{{"status", "measured with Nsight Compute, --clock-control none"}}
-                                                    : json{{"status", "unavailable"}, {"unavailable", ncu_failure}}}};
-      if (!ncu_failure.empty()) fmt::print(stderr, "bench: sweep without Nsight Compute: {}\n", ncu_failure);
-    }
-  }
+  if (parts.count("conv2d")) failures += conv2d_part(o, masks, dir, bench) ? 0 : 1;
+  if (parts.count("layers")) failures += layers_part(o, dir, bench) ? 0 : 1;
+  if (parts.count("sweep")) failures += sweep_part(o, sweep_masks, dir, bench) ? 0 : 1;
   if (!bench.contains("ceilings")) {
     bench["ceilings"] = {{"copy_bytes_per_s", 0}, {"fma_flops_per_s", 0}};
   }

@@ -120,7 +120,41 @@ void copy_deck_images(const std::string& text, const fs::path& root, const fs::p
   }
 }
 
-int run_docs(const DocsOptions& o) {
+/// A document of the run: where it is, what it held, and what the code makes of it.
+struct DocumentResult {
+  fs::path rel;
+  std::string original;
+  docs::ProcessedDocument doc;
+};
+
+/// The documents of one run, regenerated in memory: nothing is written yet.
+struct DocsRun {
+  fs::path root;   ///< the repository
+  fs::path stage;  ///< --stage, absolute; empty when not staging
+  std::unique_ptr<docs::ContentGenerator> generator;
+  std::vector<DocumentResult> results;
+  std::size_t blocks = 0, stale = 0;
+  std::vector<fs::path> stale_drawings;  ///< diagram files that differ from what figures.hpp draws
+
+  [[nodiscard]] bool staging() const { return !stage.empty(); }
+  /// The folder written into: the stage, or the repository.
+  [[nodiscard]] const fs::path& target() const { return staging() ? stage : root; }
+  void write_drawings() const {
+    for (const auto& file : stale_drawings) {
+      write_file_atomically(output_inside(target(), file), generator->diagram_files().at(file));
+    }
+  }
+  void print_differences() const {
+    for (const auto& r : results) {
+      for (const auto& b : r.doc.blocks) {
+        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
+      }
+    }
+  }
+};
+
+/// Phase 1: the repository and the stage folder, checked. @returns an exit code on failure.
+std::optional<int> open_run(const DocsOptions& o, DocsRun& run) {
   const auto root = find_root(o.root);
   if (!root) {
     fmt::print(stderr, "grader docs: {}\n",
@@ -134,46 +168,43 @@ int run_docs(const DocsOptions& o) {
                root->string());
     return kUsageError;
   }
-  const bool staging = !o.stage.empty();
-  if (staging && o.check) {
+  run.root = *root;
+  if (!o.stage.empty() && o.check) {
     fmt::print(stderr, "grader docs: --check and --stage exclude each other\n");
     return kUsageError;
   }
-  fs::path stage;
-  if (staging) {
+  if (!o.stage.empty()) {
     std::error_code ec;
-    stage = fs::absolute(o.stage);
-    fs::create_directories(stage, ec);
-    if (!fs::is_directory(stage, ec)) {
+    run.stage = fs::absolute(o.stage);
+    fs::create_directories(run.stage, ec);
+    if (!fs::is_directory(run.stage, ec)) {
       fmt::print(stderr, "grader docs: --stage {}: cannot create the folder\n", o.stage);
       return kUsageError;
     }
   }
+  return std::nullopt;
+}
 
+/// Phase 2: every document regenerated in memory, and the drawings compared. @returns an exit
+/// code when a marker is malformed (each printed with file and line).
+std::optional<int> regenerate(const DocsOptions& o, DocsRun& run) {
   docs::ContentOptions copt;
-  copt.root = *root;
-  copt.figures = staging ? docs::FigurePolicy::own_first : docs::FigurePolicy::committed_only;
-  if (staging) copt.stage_dir = stage;
+  copt.root = run.root;
+  copt.figures = run.staging() ? docs::FigurePolicy::own_first : docs::FigurePolicy::committed_only;
+  if (run.staging()) copt.stage_dir = run.stage;
   copt.edition = o.edition == "student" ? docs::Edition::student : docs::Edition::instructor;
-  docs::ContentGenerator generator(copt);
+  run.generator = std::make_unique<docs::ContentGenerator>(copt);
   docs::WriteOptions wopt;
-  wopt.strip_markers = staging;
-
-  struct Result {
-    fs::path rel;
-    std::string original;
-    docs::ProcessedDocument doc;
-  };
-  std::vector<Result> results;
+  wopt.strip_markers = run.staging();
   std::vector<std::string> errors;
-  for (const fs::path& rel : documents(*root)) {
-    const std::string text = read_file(resolve_inside(*root, *root / rel), kMaxTextFileBytes);
-    if (staging && !is_deck(text)) continue;
-    const fs::path written_at = staging ? stage / rel.filename() : *root / rel;
+  for (const fs::path& rel : documents(run.root)) {
+    const std::string text = read_file(resolve_inside(run.root, run.root / rel), kMaxTextFileBytes);
+    if (run.staging() && !is_deck(text)) continue;
+    const fs::path written_at = run.staging() ? run.stage / rel.filename() : run.root / rel;
     docs::ProcessedDocument doc = docs::process_document(
-        text, [&](const docs::Marker& m) { return generator.generate(m, written_at); }, wopt);
+        text, [&](const docs::Marker& m) { return run.generator->generate(m, written_at); }, wopt);
     for (const auto& e : doc.errors) errors.push_back(fmt::format("{}:{}: {}", rel.generic_string(), e.line, e.message));
-    results.push_back({rel, text, std::move(doc)});
+    run.results.push_back({rel, text, std::move(doc)});
   }
   if (!errors.empty()) {
     for (const auto& e : errors) fmt::print(stderr, "{}\n", e);
@@ -181,92 +212,96 @@ int run_docs(const DocsOptions& o) {
                errors.size() == 1 ? "" : "s", o.check ? "checked" : "written");
     return kUsageError;
   }
-
-  std::size_t blocks = 0, stale = 0;
-  for (const auto& r : results) {
-    blocks += r.doc.blocks.size();
-    for (const auto& b : r.doc.blocks) stale += b.current() ? 0 : 1;
+  for (const auto& r : run.results) {
+    run.blocks += r.doc.blocks.size();
+    for (const auto& b : r.doc.blocks) run.stale += b.current() ? 0 : 1;
   }
   // The drawings of the diagram blocks: files of their own, current when they hold what
   // figures.hpp draws today.
-  std::vector<fs::path> stale_drawings;
-  for (const auto& [file, svg] : generator.diagram_files()) {
+  for (const auto& [file, svg] : run.generator->diagram_files()) {
     std::error_code ec;
-    const fs::path at = resolve_inside(staging ? stage : *root, file);
-    if (!fs::is_regular_file(at, ec) || read_file(at, kMaxTextFileBytes) != svg) stale_drawings.push_back(file);
+    const fs::path at = resolve_inside(run.target(), file);
+    if (!fs::is_regular_file(at, ec) || read_file(at, kMaxTextFileBytes) != svg) run.stale_drawings.push_back(file);
   }
-  auto write_drawings = [&] {
-    for (const auto& file : stale_drawings) {
-      write_file_atomically(output_inside(staging ? stage : *root, file), generator.diagram_files().at(file));
-    }
-  };
+  return std::nullopt;
+}
 
-  if (staging) {
-    for (const auto& r : results) write_file_atomically(output_inside(stage, stage / r.rel.filename()), r.doc.text);
-    write_drawings();
-    for (const auto& [from, to] : generator.copies()) {
-      write_file_atomically(output_inside(stage, to), read_file(resolve_inside(*root, from), kMaxTextFileBytes));
-    }
-    for (const auto& r : results) copy_deck_images(r.doc.text, *root, stage);
+/// --stage: render-ready decks, drawings and pictures in the stage folder.
+int stage_decks(const DocsOptions& o, const DocsRun& run) {
+  for (const auto& r : run.results) {
+    write_file_atomically(output_inside(run.stage, run.stage / r.rel.filename()), r.doc.text);
+  }
+  run.write_drawings();
+  const auto& copies = run.generator->copies();
+  for (const auto& [from, to] : copies) {
+    write_file_atomically(output_inside(run.stage, to), read_file(resolve_inside(run.root, from), kMaxTextFileBytes));
+  }
+  for (const auto& r : run.results) copy_deck_images(r.doc.text, run.root, run.stage);
+  if (!o.quiet) {
+    fmt::print("grader docs: {} deck{} staged in {} ({} generated blocks, {} picture{})\n", run.results.size(),
+               run.results.size() == 1 ? "" : "s", run.stage.string(), run.blocks, copies.size(),
+               copies.size() == 1 ? "" : "s");
+  }
+  return kGraded;
+}
+
+/// --check: every difference described, nothing written.
+int check_blocks(const DocsOptions& o, const DocsRun& run) {
+  run.print_differences();
+  for (const auto& file : run.stale_drawings) {
+    std::error_code ec;
+    fmt::print("{}: the drawing differs from what grader figures draws from the code's sizes now\n",
+               fs::relative(file, run.root, ec).generic_string());
+  }
+  const std::size_t stale = run.stale + run.stale_drawings.size();
+  if (stale == 0) {
     if (!o.quiet) {
-      fmt::print("grader docs: {} deck{} staged in {} ({} generated blocks, {} picture{})\n", results.size(),
-                 results.size() == 1 ? "" : "s", stage.string(), blocks, generator.copies().size(),
-                 generator.copies().size() == 1 ? "" : "s");
+      fmt::print("grader docs --check: all {} generated blocks in {} files are current\n", run.blocks, run.results.size());
     }
     return kGraded;
   }
+  fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
+             "`build/bin/grader docs --force` rewrites them\n", stale, run.blocks);
+  return 1;
+}
 
-  if (o.check) {
-    for (const auto& r : results) {
-      for (const auto& b : r.doc.blocks) {
-        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
-      }
-    }
-    for (const auto& file : stale_drawings) {
-      std::error_code ec;
-      fmt::print("{}: the drawing differs from what grader figures draws from the code's sizes now\n",
-                 fs::relative(file, *root, ec).generic_string());
-    }
-    stale += stale_drawings.size();
-    if (stale == 0) {
-      if (!o.quiet) fmt::print("grader docs --check: all {} generated blocks in {} files are current\n", blocks, results.size());
-      return kGraded;
-    }
-    fmt::print("grader docs --check: {} of {} generated blocks differ from what the code generates now; "
-               "`build/bin/grader docs --force` rewrites them\n", stale, blocks);
-    return 1;
-  }
-
-  if (stale > 0 && !o.force) {
-    for (const auto& r : results) {
-      for (const auto& b : r.doc.blocks) {
-        if (!b.current()) fmt::print("{}\n", docs::describe_difference(r.rel.generic_string(), b));
-      }
-    }
+/// Without --check: the differences shown, and written only with --force.
+int write_blocks(const DocsOptions& o, const DocsRun& run) {
+  if (run.stale > 0 && !o.force) {
+    run.print_differences();
     std::fflush(stdout);  // the diffs first, then the verdict
     fmt::print(stderr,
                "grader docs: {} of {} generated blocks differ from what the code generates now (above: - the file, "
                "+ the code); nothing was written. If the differences are the code's, run `grader docs --force`; a "
                "hand edit inside a block would be lost: move it out of the block first\n",
-               stale, blocks);
+               run.stale, run.blocks);
     return 1;
   }
-  write_drawings();
-  for (const auto& file : stale_drawings) {
+  run.write_drawings();
+  for (const auto& file : run.stale_drawings) {
     std::error_code ec;
-    if (!o.quiet) fmt::print("grader docs: redrew {}\n", fs::relative(file, *root, ec).generic_string());
+    if (!o.quiet) fmt::print("grader docs: redrew {}\n", fs::relative(file, run.root, ec).generic_string());
   }
-  for (const auto& r : results) {
+  for (const auto& r : run.results) {
     if (!r.doc.changed() || r.doc.text == r.original) continue;
-    write_file_atomically(output_inside(*root, *root / r.rel), r.doc.text);
+    write_file_atomically(output_inside(run.root, run.root / r.rel), r.doc.text);
     std::size_t n = 0;
     for (const auto& b : r.doc.blocks) n += b.current() ? 0 : 1;
     if (!o.quiet) fmt::print("grader docs: rewrote {} block{} in {}\n", n, n == 1 ? "" : "s", r.rel.generic_string());
   }
   if (!o.quiet) {
-    fmt::print("grader docs: {} generated blocks in {} files, {} rewritten\n", blocks, results.size(), stale);
+    fmt::print("grader docs: {} generated blocks in {} files, {} rewritten\n", run.blocks, run.results.size(), run.stale);
   }
   return kGraded;
+}
+
+int run_docs(const DocsOptions& o) {
+  DocsRun run;
+  if (const auto failed = open_run(o, run)) return *failed;
+  if (const auto failed = regenerate(o, run)) return *failed;
+  if (run.staging()) return stage_decks(o, run);
+  if (o.check) return check_blocks(o, run);
+  return write_blocks(o, run);
 }
 
 }  // namespace

@@ -380,6 +380,167 @@ json join_sweep(const json& timed, const json& plan, const std::string& ncu_csv,
   return rows;
 }
 
+namespace {
+
+// The pictures of write_plot_files, each appending its part of bench.gp to `gp` and the PNG
+// files it draws to `pngs`. `gpu` is the device's name as a gnuplot string.
+
+/// Roofline at the largest image, one picture per family of methods.
+void roofline_plots(const ResultIndex& table, const json& bench, const std::string& gpu, const fs::path& dir,
+                    std::string& gp, std::vector<std::string>& pngs) {
+  const auto& sizes = table.sizes;
+  const auto& methods = table.methods;
+  const auto& masks = table.masks;
+  const double bw = num(bench.at("ceilings"), "copy_bytes_per_s", 0);
+  const double fma = num(bench.at("ceilings"), "fma_flops_per_s", 0);
+  // Roofline at the largest image: x = flops per byte = 2K²/8, y = TFLOP/s. One picture per
+  // family of methods (a few series each, so that a projected slide can tell them apart),
+  // all from one data file.
+  const auto [H, W] = *std::max_element(sizes.begin(), sizes.end(), [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
+  struct Family {
+    const char* file;   // roofline_FILE.png
+    const char* title;  // what the picture shows
+    std::vector<const char*> prefixes;
+  };
+  const std::vector<Family> families = {{"labs01-02", "Labs 01-02, untiled", {"lab01", "lab02"}},
+                                        {"labs03-05", "Labs 03-05, shared-memory tiles", {"lab03", "lab04", "lab05"}},
+                                        {"lab07", "Lab 07, register tiling", {"lab07"}},
+                                        {"peers", "NPP, cuDNN and cuFFT", {}}};
+  auto family_of = [&](const std::string& m) -> std::size_t {
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      for (const char* p : families[f].prefixes) {
+        if (m.rfind(p, 0) == 0) return f;
+      }
+    }
+    return families.size() - 1;  // NPP, cuDNN, cuFFT...
+  };
+  std::string dat;
+  std::vector<std::string> plots(families.size());
+  int index = 0;
+  for (const auto& m : methods) {
+    std::string block;
+    for (int k : masks) {
+      const json* r = table.row(m, H, W, k);
+      if (r && ran(*r)) block += fmt::format("{}\t{}\t{}\n", 2.0 * k * k / 8.0, num(*r, "tflop_per_s"), k);
+    }
+    if (block.empty()) continue;
+    dat += fmt::format("# {}\n{}\n\n", gnuplot_data_field(m), block);
+    std::string& plot = plots[family_of(m)];
+    const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
+    plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title {}", index,
+                        5 + 2 * (n % 4), gnuplot_string(m));
+    ++index;
+  }
+  write_file_atomically(dir / "roofline.dat", dat);
+  gp += fmt::format(
+      "\nset logscale xy\nset xlabel \"flop per byte of input read + output written (K = 2..17)\"\n"
+      "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.003:{}]\n"
+      "roof(x) = (x * {} < {} ? x * {} : {})\n",
+      std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12);
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    if (plots[f].empty()) continue;
+    const std::string png = fmt::format("roofline_{}.png", families[f].file);
+    gp += fmt::format(
+        "set output \"{}\"\nset title \"{}, {}x{}\\n\" . {} . \": copy {:.0f} GB/s, FMA {:.1f} TFLOP/s\"\n"
+        "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
+        png, families[f].title, H, W, gpu, bw / 1e9, fma / 1e12, plots[f]);
+    pngs.push_back(png);
+  }
+  gp += "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n";
+}
+
+/// One bar chart per mask width: % of roofline of every method, one bar per image size.
+void bar_plots(const ResultIndex& table, const std::string& gpu, const fs::path& dir, std::string& gp,
+               std::vector<std::string>& pngs) {
+  const auto& sizes = table.sizes;
+  const auto& methods = table.methods;
+  const auto& masks = table.masks;
+  for (int k : masks) {
+    std::string bars = "method";
+    for (const auto& [h, w] : sizes) bars += fmt::format("\t{}x{}", h, w);
+    bars += "\n";
+    int rows = 0;
+    for (const auto& m : methods) {
+      // The axis label: NPP's function name is longer than the bars it labels.
+      std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
+      bool any = false;
+      for (const auto& [h, w] : sizes) {
+        const json* r = table.row(m, h, w, k);
+        const bool ok = r && ran(*r);
+        any |= ok;
+        line += ok ? fmt::format("\t{:.2f}", 100 * num(*r, "roofline_fraction")) : "\tNaN";
+      }
+      if (any) {
+        bars += line + "\n";
+        ++rows;
+      }
+    }
+    if (rows == 0) continue;
+    const std::string name = fmt::format("bars_k{:02d}", k);
+    write_file_atomically(dir / (name + ".dat"), bars);
+    gp += fmt::format(
+        "\nset output \"{0}.png\"\nset title \"{1}x{1} mask, \" . {2} . \": % of roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+        "set boxwidth 0.9\nset xtics rotate by 40 right\nset ytics 20\nset lmargin 16\nset rmargin 4\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
+        "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
+        "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\nset lmargin\nset ytics autofreq\n",
+        name, k, gpu, 1 + static_cast<int>(sizes.size()));
+    pngs.push_back(name + ".png");
+  }
+}
+
+/// The sweep: four panels against the block shape, one line per mask width.
+void sweep_plot(const json& sweep, const std::string& gpu, const fs::path& dir, std::string& gp,
+                std::vector<std::string>& pngs) {
+  if (!(sweep.contains("rows") && !sweep.at("rows").empty())) return;
+  std::set<int> masks;
+  for (const auto& r : sweep.at("rows")) masks.insert(r.value("mask_width", 0));
+  std::string dat;
+  std::string xtics;
+  for (int k : masks) {
+    dat += fmt::format("# K={}\n", k);
+    int i = 0;
+    for (const auto& r : sweep.at("rows")) {
+      if (r.value("mask_width", 0) != k) continue;
+      const json& n = r.value("ncu", json::object());
+      auto v = [&](const json& j, const char* key) {
+        return j.contains(key) && j[key].is_number() ? fmt::format("{}", j[key].get<double>()) : std::string("NaN");
+      };
+      dat += fmt::format("{}\t{}x{}\t{}\t{}\t{}\t{}\n", i, r.value("block_x", 0), r.value("block_y", 0), v(r, "ms"),
+                         v(n, "achieved_occupancy_pct"), v(n, "dram_throughput_pct"), v(n, "registers_per_thread"));
+      ++i;
+    }
+    dat += "\n\n";
+  }
+  write_file_atomically(dir / "sweep.dat", dat);
+  std::string panels;
+  const char* titles[4][3] = {{"time (CUDA events)", "3", "ms"},
+                              {"achieved occupancy (Nsight Compute)", "4", "% of the SM's warp slots"},
+                              {"DRAM throughput (Nsight Compute)", "5", "% of peak"},
+                              {"registers per thread (Nsight Compute)", "6", "registers"}};
+  // Without Nsight Compute only the time panel has data (gnuplot refuses a plot of nothing).
+  const bool ncu_ok = !sweep.value("ncu", json::object()).contains("unavailable");
+  for (const auto& t : titles) {
+    if (!ncu_ok && std::string(t[1]) != "3") continue;
+    std::string lines;
+    int index = 0;
+    for (int k : masks) {
+      lines += fmt::format("{}\"sweep.dat\" index {} using 1:{}:xtic(2) with linespoints pt 7 lw 2 title \"K={}\"",
+                           lines.empty() ? "" : ", ", index++, t[1], k);
+    }
+    panels += fmt::format("set title \"{}\"\nset ylabel \"{}\"\nplot {}\n", t[0], t[2], lines);
+  }
+  gp += fmt::format(
+      "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
+      "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
+      "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
+      "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
+      ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
+      ncu_ok ? "" : " (Nsight Compute unavailable: time only)", panels);
+  pngs.push_back("sweep.png");
+}
+
+}  // namespace
+
 std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir) {
   std::vector<std::string> pngs;
   // Every string of bench.json enters the script through gnuplot_string (bench.json may come
@@ -394,147 +555,10 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
   const json& conv = bench.value("conv2d", json::object());
   if (conv.contains("results") && !conv.at("results").empty()) {
     const ResultIndex table(conv.at("results"));
-    const auto& sizes = table.sizes;
-    const auto& methods = table.methods;
-    const auto& masks = table.masks;
-    const double bw = num(bench.at("ceilings"), "copy_bytes_per_s", 0);
-    const double fma = num(bench.at("ceilings"), "fma_flops_per_s", 0);
-    // Roofline at the largest image: x = flops per byte = 2K²/8, y = TFLOP/s. One picture per
-    // family of methods (a few series each, so that a projected slide can tell them apart),
-    // all from one data file.
-    const auto [H, W] = *std::max_element(sizes.begin(), sizes.end(), [](auto a, auto b) { return a.first * a.second < b.first * b.second; });
-    struct Family {
-      const char* file;   // roofline_FILE.png
-      const char* title;  // what the picture shows
-      std::vector<const char*> prefixes;
-    };
-    const std::vector<Family> families = {{"labs01-02", "Labs 01-02, untiled", {"lab01", "lab02"}},
-                                          {"labs03-05", "Labs 03-05, shared-memory tiles", {"lab03", "lab04", "lab05"}},
-                                          {"lab07", "Lab 07, register tiling", {"lab07"}},
-                                          {"peers", "NPP, cuDNN and cuFFT", {}}};
-    auto family_of = [&](const std::string& m) -> std::size_t {
-      for (std::size_t f = 0; f < families.size(); ++f) {
-        for (const char* p : families[f].prefixes) {
-          if (m.rfind(p, 0) == 0) return f;
-        }
-      }
-      return families.size() - 1;  // NPP, cuDNN, cuFFT...
-    };
-    std::string dat;
-    std::vector<std::string> plots(families.size());
-    int index = 0;
-    for (const auto& m : methods) {
-      std::string block;
-      for (int k : masks) {
-        const json* r = table.row(m, H, W, k);
-        if (r && ran(*r)) block += fmt::format("{}\t{}\t{}\n", 2.0 * k * k / 8.0, num(*r, "tflop_per_s"), k);
-      }
-      if (block.empty()) continue;
-      dat += fmt::format("# {}\n{}\n\n", gnuplot_data_field(m), block);
-      std::string& plot = plots[family_of(m)];
-      const int n = static_cast<int>(std::count(plot.begin(), plot.end(), '\n'));
-      plot += fmt::format(", \\\n  \"roofline.dat\" index {} using 1:2 with linespoints pt {} ps 2 lw 3 title {}", index,
-                          5 + 2 * (n % 4), gnuplot_string(m));
-      ++index;
-    }
-    write_file_atomically(dir / "roofline.dat", dat);
-    gp += fmt::format(
-        "\nset logscale xy\nset xlabel \"flop per byte of input read + output written (K = 2..17)\"\n"
-        "set ylabel \"TFLOP/s\"\nset key bottom right\nset xrange [0.5:80]\nset yrange [0.003:{}]\n"
-        "roof(x) = (x * {} < {} ? x * {} : {})\n",
-        std::max(fma / 1e12 * 1.5, 1.0), bw / 1e12, fma / 1e12, bw / 1e12, fma / 1e12);
-    for (std::size_t f = 0; f < families.size(); ++f) {
-      if (plots[f].empty()) continue;
-      const std::string png = fmt::format("roofline_{}.png", families[f].file);
-      gp += fmt::format(
-          "set output \"{}\"\nset title \"{}, {}x{}\\n\" . {} . \": copy {:.0f} GB/s, FMA {:.1f} TFLOP/s\"\n"
-          "plot roof(x) with lines lw 4 lc rgb \"#444444\" title \"roofline\"{}\n",
-          png, families[f].title, H, W, gpu, bw / 1e9, fma / 1e12, plots[f]);
-      pngs.push_back(png);
-    }
-    gp += "unset logscale\nunset xrange\nunset yrange\nunset key\nunset xlabel\nunset ylabel\n";
-    // One bar chart per mask width: % of roofline of every method, one bar per image size.
-    for (int k : masks) {
-      std::string bars = "method";
-      for (const auto& [h, w] : sizes) bars += fmt::format("\t{}x{}", h, w);
-      bars += "\n";
-      int rows = 0;
-      for (const auto& m : methods) {
-        // The axis label: NPP's function name is longer than the bars it labels.
-        std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
-        bool any = false;
-        for (const auto& [h, w] : sizes) {
-          const json* r = table.row(m, h, w, k);
-          const bool ok = r && ran(*r);
-          any |= ok;
-          line += ok ? fmt::format("\t{:.2f}", 100 * num(*r, "roofline_fraction")) : "\tNaN";
-        }
-        if (any) {
-          bars += line + "\n";
-          ++rows;
-        }
-      }
-      if (rows == 0) continue;
-      const std::string name = fmt::format("bars_k{:02d}", k);
-      write_file_atomically(dir / (name + ".dat"), bars);
-      gp += fmt::format(
-          "\nset output \"{0}.png\"\nset title \"{1}x{1} mask, \" . {2} . \": % of roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-          "set boxwidth 0.9\nset xtics rotate by 40 right\nset ytics 20\nset lmargin 16\nset rmargin 4\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
-          "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
-          "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\nset lmargin\nset ytics autofreq\n",
-          name, k, gpu, 1 + static_cast<int>(sizes.size()));
-      pngs.push_back(name + ".png");
-    }
+    roofline_plots(table, bench, gpu, dir, gp, pngs);
+    bar_plots(table, gpu, dir, gp, pngs);
   }
-  // The sweep: four panels against the block shape, one line per mask width.
-  const json& sweep = bench.value("sweep", json::object());
-  if (sweep.contains("rows") && !sweep.at("rows").empty()) {
-    std::set<int> masks;
-    for (const auto& r : sweep.at("rows")) masks.insert(r.value("mask_width", 0));
-    std::string dat;
-    std::string xtics;
-    for (int k : masks) {
-      dat += fmt::format("# K={}\n", k);
-      int i = 0;
-      for (const auto& r : sweep.at("rows")) {
-        if (r.value("mask_width", 0) != k) continue;
-        const json& n = r.value("ncu", json::object());
-        auto v = [&](const json& j, const char* key) {
-          return j.contains(key) && j[key].is_number() ? fmt::format("{}", j[key].get<double>()) : std::string("NaN");
-        };
-        dat += fmt::format("{}\t{}x{}\t{}\t{}\t{}\t{}\n", i, r.value("block_x", 0), r.value("block_y", 0), v(r, "ms"),
-                           v(n, "achieved_occupancy_pct"), v(n, "dram_throughput_pct"), v(n, "registers_per_thread"));
-        ++i;
-      }
-      dat += "\n\n";
-    }
-    write_file_atomically(dir / "sweep.dat", dat);
-    std::string panels;
-    const char* titles[4][3] = {{"time (CUDA events)", "3", "ms"},
-                                {"achieved occupancy (Nsight Compute)", "4", "% of the SM's warp slots"},
-                                {"DRAM throughput (Nsight Compute)", "5", "% of peak"},
-                                {"registers per thread (Nsight Compute)", "6", "registers"}};
-    // Without Nsight Compute only the time panel has data (gnuplot refuses a plot of nothing).
-    const bool ncu_ok = !sweep.value("ncu", json::object()).contains("unavailable");
-    for (const auto& t : titles) {
-      if (!ncu_ok && std::string(t[1]) != "3") continue;
-      std::string lines;
-      int index = 0;
-      for (int k : masks) {
-        lines += fmt::format("{}\"sweep.dat\" index {} using 1:{}:xtic(2) with linespoints pt 7 lw 2 title \"K={}\"",
-                             lines.empty() ? "" : ", ", index++, t[1], k);
-      }
-      panels += fmt::format("set title \"{}\"\nset ylabel \"{}\"\nplot {}\n", t[0], t[2], lines);
-    }
-    gp += fmt::format(
-        "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
-        "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
-        "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
-        "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
-        ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
-        ncu_ok ? "" : " (Nsight Compute unavailable: time only)", panels);
-    pngs.push_back("sweep.png");
-  }
+  sweep_plot(bench.value("sweep", json::object()), gpu, dir, gp, pngs);
   write_file_atomically(dir / "bench.gp", gp);
   return pngs;
 }
