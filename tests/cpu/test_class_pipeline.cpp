@@ -87,7 +87,7 @@ struct FakeClass {
     ClassPlan p;
     for (const auto& [name, _] : args) {
       fs::create_directories(tmp.path() / "class" / name);
-      p.submissions.push_back({name, tmp.path() / "class" / name});
+      p.submissions.push_back({name, tmp.path() / "class" / name, ""});
     }
     std::reverse(p.submissions.begin(), p.submissions.end());  // the grader sorts; the order given must not matter
     p.labs = {lab01()};
