@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 
 namespace convlab {
 namespace fs = std::filesystem;
@@ -58,7 +57,7 @@ fs::path resolve_inside(const fs::path& folder, const fs::path& path) {
   if (ec) throw PathError(fmt::format("{}: cannot be resolved: {}", folder.string(), ec.message()));
   const fs::path base = fs::absolute(folder).lexically_normal();
   const fs::path rel = fs::absolute(path).lexically_normal().lexically_relative(base);
-  if (rel.empty() || (!rel.empty() && *rel.begin() == "..")) {
+  if (rel.empty() || *rel.begin() == "..") {
     throw PathError(fmt::format("{}: is not inside {}", path.string(), folder.string()));
   }
   fs::path at = root;        // resolved so far
