@@ -126,14 +126,14 @@ void SubmissionBuilder::stage(const fs::path& submission, const std::vector<LabI
     if (graded_lab) {
       try {
         // A link out of the submission (the lab's folder itself, or a file in it) is named
-        // before a missing file.
+        // before a missing file: sync_folder walks the folder and checks its links.
         if (std::error_code ec; fs::symlink_status(submission / lab.folder, ec).type() != fs::file_type::not_found) {
           (void)resolve_inside(submission, submission / lab.folder);
+          if (missing_files(submission, lab).empty()) {
+            sync_folder(submission / lab.folder, staging / lab.folder);
+            continue;
+          }
           (void)staged_files(submission / lab.folder);
-        }
-        if (missing_files(submission, lab).empty()) {
-          sync_folder(submission / lab.folder, staging / lab.folder);
-          continue;
         }
       } catch (const PathError& e) {
         link_errors_[lab.number] = e.what();  // the lab scores as one that does not build

@@ -288,15 +288,7 @@ TEST_CASE("bench --plot-only: a link planted at a picture's name is replaced, no
   TempDir tmp("links-bench");
   const fs::path dir = tmp.path() / "results";
   const fs::path victim = secret_file(tmp.path());
-  const nlohmann::json bench = {
-      {"format", "convlab-bench"},
-      {"version", 1},
-      {"device", {{"name", "GPU"}}},
-      {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
-      {"sweep",
-       {{"size", 64},
-        {"ncu", {{"unavailable", "not run"}}},
-        {"rows", {{{"mask_width", 3}, {"block_x", 32}, {"block_y", 8}, {"ms", 0.5}}}}}}};
+  const nlohmann::json bench = sweep_bench_json("GPU");
   write_test_file(dir / "bench.json", bench.dump(1));
   fs::create_symlink(victim, dir / "sweep.png");
   const std::string before = read(victim);

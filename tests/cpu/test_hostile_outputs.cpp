@@ -105,15 +105,7 @@ TEST_CASE("bench --plot-only: a device name that would run a command is drawn as
   const fs::path dir = tmp.path() / "results";
   const fs::path planted = tmp.path() / "PWNED";
   const std::string name = fmt::format("GPU\"\nsystem(\"touch {0}\")\n`touch {0}`", planted.string());
-  const nlohmann::json bench = {
-      {"format", "convlab-bench"},
-      {"version", 1},
-      {"device", {{"name", name}}},
-      {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
-      {"sweep",
-       {{"size", 64},
-        {"ncu", {{"unavailable", "not run"}}},
-        {"rows", {{{"mask_width", 3}, {"block_x", 32}, {"block_y", 8}, {"ms", 0.5}}}}}}};
+  const nlohmann::json bench = testing::sweep_bench_json(name);
   write_test_file(dir / "bench.json", bench.dump(1));
   const ProcessResult r = grader({"bench", "--plot-only", dir.string()});
   INFO(r.output);

@@ -25,6 +25,17 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+nlohmann::json sweep_bench_json(const std::string& device_name) {
+  return {{"format", "convlab-bench"},
+          {"version", 1},
+          {"device", {{"name", device_name}}},
+          {"ceilings", {{"copy_bytes_per_s", 3e12}, {"fma_flops_per_s", 6e13}}},
+          {"sweep",
+           {{"size", 64},
+            {"ncu", {{"unavailable", "not run"}}},
+            {"rows", {{{"mask_width", 3}, {"block_x", 32}, {"block_y", 8}, {"ms", 0.5}}}}}}};
+}
+
 CaseSet small_case_set(const fs::path& root) {
   const Conv2dSpec specs[] = {{"k1_1x1", {1, 1, 1}, 101, ""},
                               {"k3_7x9", {7, 9, 3}, 102, ""},

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "session/case_set.hpp"
 #include "session/gpu_environment.hpp"
 #include "build/lab_folders.hpp"
@@ -35,6 +37,10 @@ void write_test_file(const std::filesystem::path& path, const std::string& bytes
 /// Four small conv2d cases under `root` (one with an even mask, which the fake skips by
 /// default): k1_1x1, k3_7x9, k5_16x16 and k2_5x5.
 CaseSet small_case_set(const std::filesystem::path& root);
+
+/// The smallest bench.json `grader bench --plot-only` draws from: GPU `device_name`, measured
+/// ceilings, and a one-row block-size sweep (it draws sweep.png).
+nlohmann::json sweep_bench_json(const std::string& device_name);
 
 /// The default rubric with a small performance case (20×24, K=3), so tests stay fast.
 Rubric test_rubric();
