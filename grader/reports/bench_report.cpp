@@ -488,54 +488,101 @@ void bar_plots(const ResultIndex& table, const std::string& gpu, const fs::path&
   }
 }
 
-/// The sweep: four panels against the block shape, one line per mask width.
+/// A tick step of 1, 2, 2.5 or 5 times a power of ten that splits [0, top] into at most four
+/// intervals: autoscaled ticks (up to ten) would overlap on a panel a quarter of a slide high.
+double sweep_tick_step(double top) {
+  if (!(top > 0) || !std::isfinite(top)) return 1;
+  const double decade = std::pow(10.0, std::floor(std::log10(top / 4)));
+  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (top / (m * decade) <= 4) return m * decade;
+  }
+  return 10 * decade;
+}
+
+/// The sweep: four panels against the block shape, one line per mask width. Drawn for a slide
+/// (1600x800 shown about 470 px high, so font 28 is 16 px there): the panels share the x axis, so
+/// only the bottom row names the block shapes; one key and the axis's name sit in a band below
+/// the panels, off the curves; at most five y ticks per panel.
 void sweep_plot(const json& sweep, const std::string& gpu, const fs::path& dir, std::string& gp,
                 std::vector<std::string>& pngs) {
   if (!(sweep.contains("rows") && !sweep.at("rows").empty())) return;
   std::set<int> masks;
   for (const auto& r : sweep.at("rows")) masks.insert(r.value("mask_width", 0));
   std::string dat;
-  std::string xtics;
+  int shapes = 0;
+  std::map<int, double> top;  // the largest value of each data column
   for (int k : masks) {
     dat += fmt::format("# K={}\n", k);
     int i = 0;
     for (const auto& r : sweep.at("rows")) {
       if (r.value("mask_width", 0) != k) continue;
       const json& n = r.value("ncu", json::object());
-      auto v = [&](const json& j, const char* key) {
-        return j.contains(key) && j[key].is_number() ? fmt::format("{}", j[key].get<double>()) : std::string("NaN");
+      auto v = [&](const json& j, const char* key, int column) {
+        if (!(j.contains(key) && j[key].is_number())) return std::string("NaN");
+        const double x = j[key].get<double>();
+        if (std::isfinite(x)) top[column] = std::max(top[column], x);
+        return fmt::format("{}", x);
       };
-      dat += fmt::format("{}\t{}x{}\t{}\t{}\t{}\t{}\n", i, r.value("block_x", 0), r.value("block_y", 0), v(r, "ms"),
-                         v(n, "achieved_occupancy_pct"), v(n, "dram_throughput_pct"), v(n, "registers_per_thread"));
+      dat += fmt::format("{}\t{}x{}\t{}\t{}\t{}\t{}\n", i, r.value("block_x", 0), r.value("block_y", 0), v(r, "ms", 3),
+                         v(n, "achieved_occupancy_pct", 4), v(n, "dram_throughput_pct", 5),
+                         v(n, "registers_per_thread", 6));
       ++i;
     }
+    shapes = std::max(shapes, i);
     dat += "\n\n";
   }
   write_file_atomically(dir / "sweep.dat", dat);
-  std::string panels;
-  const char* titles[4][3] = {{"time (CUDA events)", "3", "ms"},
-                              {"achieved occupancy (Nsight Compute)", "4", "% of the SM's warp slots"},
-                              {"DRAM throughput (Nsight Compute)", "5", "% of peak"},
-                              {"registers per thread (Nsight Compute)", "6", "registers"}};
+  struct Panel {
+    const char* title;
+    int column;
+  };
+  const std::vector<Panel> all = {{"time (ms)", 3},
+                                  {"achieved occupancy (%)", 4},
+                                  {"DRAM throughput (% of peak)", 5},
+                                  {"registers per thread", 6}};
   // Without Nsight Compute only the time panel has data (gnuplot refuses a plot of nothing).
   const bool ncu_ok = !sweep.value("ncu", json::object()).contains("unavailable");
-  for (const auto& t : titles) {
-    if (!ncu_ok && std::string(t[1]) != "3") continue;
+  const std::vector<Panel> panels = ncu_ok ? all : std::vector<Panel>{all[0]};
+  const int cols = ncu_ok ? 2 : 1;
+  const int rows = ncu_ok ? 2 : 1;
+  // Plot areas in screen fractions: the title above, the bottom row's block shapes (rotated)
+  // and the key below; each row's panel titles in the gap above it.
+  const double row_top[2] = {0.79, 0.475};
+  const double row_bottom[2] = {rows == 1 ? 0.27 : 0.595, 0.27};
+  const double col_left[2] = {0.07, 0.575};
+  const double col_right[2] = {cols == 1 ? 0.99 : 0.485, 0.99};
+  std::string body;
+  bool first = true;  // the first panel drawn carries the key
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    // A counter Nsight Compute reported for no launch leaves its slot empty: gnuplot stops at
+    // a plot without one valid point.
+    if (top.count(panels[p].column) == 0) continue;
+    const int row = static_cast<int>(p) / cols;
+    const int col = static_cast<int>(p) % cols;
+    const bool bottom = row == rows - 1;
     std::string lines;
     int index = 0;
     for (int k : masks) {
-      lines += fmt::format("{}\"sweep.dat\" index {} using 1:{}:xtic(2) with linespoints pt 7 lw 2 title \"K={}\"",
-                           lines.empty() ? "" : ", ", index++, t[1], k);
+      lines += fmt::format("{}\"sweep.dat\" index {} using 1:{}{} with linespoints pt 7 ps 1.5 lw 3 {}",
+                           lines.empty() ? "" : ", ", index++, panels[p].column, bottom ? ":xtic(2)" : "",
+                           first ? fmt::format("title \"K={}\"", k) : std::string("notitle"));
     }
-    panels += fmt::format("set title \"{}\"\nset ylabel \"{}\"\nplot {}\n", t[0], t[2], lines);
+    body += fmt::format(
+        "set lmargin at screen {}\nset rmargin at screen {}\nset tmargin at screen {}\nset bmargin at screen {}\n"
+        "{}set title \"{}\"\nset ytics {}\nplot {}\n{}",
+        col_left[col], col_right[col], row_top[row], row_bottom[row],
+        bottom ? "set xtics rotate by 90 right format \"%g\"\n" : "set xtics norotate format \"\"\n",
+        panels[p].title, sweep_tick_step(top[panels[p].column]), lines, first ? "unset key\nunset label 1\n" : "");
+    first = false;
   }
   gp += fmt::format(
-      "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1400,800 font \"DejaVu Sans,20\"\n"
-      "set multiplot layout {} title \"Naive kernel (lab 01 both_restrict) on \" . {} . \", {}x{}: block shape sweep{}\" "
-      "font \",22\"\nset xtics rotate by -45 left\nset xlabel \"block shape (threads in x by y)\"\nset rmargin 4\n"
-      "set key top left\nset yrange [0:*]\n{}unset multiplot\n",
-      ncu_ok ? "2,2" : "1,1", gpu, sweep.value("size", 0), sweep.value("size", 0),
-      ncu_ok ? "" : " (Nsight Compute unavailable: time only)", panels);
+      "\nset output \"sweep.png\"\nset terminal pngcairo noenhanced size 1600,800 font \"DejaVu Sans,28\"\n"
+      "set multiplot title \"Lab 01 (both_restrict), \" . {} . \", {}x{}{}\" font \",30\"\n"
+      "set yrange [0:*]\nset xrange [-0.5:{}]\nset xtics 1\n"
+      "set label 1 \"block shape (threads in x by y)\" at screen 0.01,0.025 left\n"
+      "set key horizontal at screen 0.985,0 right bottom samplen 2\n{}unset multiplot\n",
+      gpu, sweep.value("size", 0), sweep.value("size", 0), ncu_ok ? "" : ": time only (no Nsight Compute)",
+      shapes - 0.5, body);
   pngs.push_back("sweep.png");
 }
 

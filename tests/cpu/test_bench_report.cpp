@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "reports/bench_report.hpp"
@@ -212,4 +213,55 @@ TEST_CASE("bench: the pictures' data and script are written, and gnuplot draws t
     INFO(p);
     CHECK(fs::file_size(dir / p) > 1000);
   }
+}
+
+TEST_CASE("bench: the sweep picture is legible on a slide: 16 px text, the key off the curves, few y ticks",
+          "[bench]") {
+  json b = sample_bench();
+  const std::string csv = ncu_csv({{"void naive_both_restrict<32, 8>(...)", "1"}, {"void naive_both_restrict<8, 8>(...)", "1"}});
+  b["sweep"] = {{"size", 1024}, {"rows", join_sweep(launches(), launches(), csv, "")}, {"ncu", {{"status", "ok"}}}};
+  const fs::path dir = fs::temp_directory_path() / "convlab_test_bench_sweep";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_plot_files(b, dir);
+  std::ifstream gp_file(dir / "bench.gp");
+  std::stringstream gp;
+  gp << gp_file.rdbuf();
+  const std::string all = gp.str();
+  const auto at = all.find("set output \"sweep.png\"");
+  REQUIRE(at != std::string::npos);
+  const std::string sweep = all.substr(at);
+  // The decks show it at most 470 px high on a 1280x720 slide (slides/theme: figure images up
+  // to 520): every font must come out at 16 px or more there.
+  std::smatch m;
+  REQUIRE(std::regex_search(sweep, m, std::regex(R"re(size (\d+),(\d+) font "DejaVu Sans,(\d+)")re")));
+  const double height = std::stod(m[2]);
+  const double font = std::stod(m[3]);
+  CHECK(font * 470 / height >= 16);
+  const std::regex title_font(R"re(font ",(\d+)")re");
+  for (auto it = std::sregex_iterator(sweep.begin(), sweep.end(), title_font);
+       it != std::sregex_iterator(); ++it) {
+    CHECK(std::stod((*it)[1]) >= font);
+  }
+  // The key lies in a band of its own (screen coordinates), never inside a panel.
+  const std::regex key(R"(\nset key[^\n]*)");
+  for (auto it = std::sregex_iterator(sweep.begin(), sweep.end(), key);
+       it != std::sregex_iterator(); ++it) {
+    CHECK_THAT(it->str(), Catch::Contains("at screen"));
+  }
+  // At most five y ticks per panel: 0.5 ms at most -> 0.2; 81.5 % occupancy -> 25; 30 registers -> 10.
+  CHECK_THAT(sweep, Catch::Contains("set title \"time (ms)\"\nset ytics 0.2\n"));
+  CHECK_THAT(sweep, Catch::Contains("set title \"achieved occupancy (%)\"\nset ytics 25\n"));
+  CHECK_THAT(sweep, Catch::Contains("set title \"registers per thread\"\nset ytics 10\n"));
+  // A counter measured for no launch ("n/a" here) gets no panel: gnuplot stops at a plot of nothing.
+  CHECK_THAT(sweep, !Catch::Contains("DRAM throughput"));
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) {
+    WARN("gnuplot is not installed: the script was written but not rendered");
+    return;
+  }
+  const ProcessResult r = run_process({gnuplot->string(), "bench.gp"}, std::chrono::seconds(120), dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::file_size(dir / "sweep.png") > 1000);
 }

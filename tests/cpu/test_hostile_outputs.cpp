@@ -111,8 +111,7 @@ TEST_CASE("bench --plot-only: a device name that would run a command is drawn as
   INFO(r.output);
   CHECK(!fs::exists(planted));
   const std::string gp = read(dir / "bench.gp");
-  CHECK_THAT(gp, Catch::Contains("title \"Naive kernel (lab 01 both_restrict) on \" . " + convlab::gnuplot_string(name) +
-                                 " . \", 64x64: block shape sweep"));
+  CHECK_THAT(gp, Catch::Contains("title \"Lab 01 (both_restrict), \" . " + convlab::gnuplot_string(name) + " . \", 64x64"));
   if (find_gnuplot()) CHECK(r.exit_code == kGraded);
 }
 

@@ -312,23 +312,45 @@ set lmargin
 set ytics autofreq
 
 set output "sweep.png"
-set terminal pngcairo noenhanced size 1400,800 font "DejaVu Sans,20"
-set multiplot layout 2,2 title "Naive kernel (lab 01 both_restrict) on " . 'NVIDIA H100 80GB HBM3' . ", 8192x8192: block shape sweep" font ",22"
-set xtics rotate by -45 left
-set xlabel "block shape (threads in x by y)"
-set rmargin 4
-set key top left
+set terminal pngcairo noenhanced size 1600,800 font "DejaVu Sans,28"
+set multiplot title "Lab 01 (both_restrict), " . 'NVIDIA H100 80GB HBM3' . ", 8192x8192" font ",30"
 set yrange [0:*]
-set title "time (CUDA events)"
-set ylabel "ms"
-plot "sweep.dat" index 0 using 1:3:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:3:xtic(2) with linespoints pt 7 lw 2 title "K=7"
-set title "achieved occupancy (Nsight Compute)"
-set ylabel "% of the SM's warp slots"
-plot "sweep.dat" index 0 using 1:4:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:4:xtic(2) with linespoints pt 7 lw 2 title "K=7"
-set title "DRAM throughput (Nsight Compute)"
-set ylabel "% of peak"
-plot "sweep.dat" index 0 using 1:5:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:5:xtic(2) with linespoints pt 7 lw 2 title "K=7"
-set title "registers per thread (Nsight Compute)"
-set ylabel "registers"
-plot "sweep.dat" index 0 using 1:6:xtic(2) with linespoints pt 7 lw 2 title "K=3", "sweep.dat" index 1 using 1:6:xtic(2) with linespoints pt 7 lw 2 title "K=7"
+set xrange [-0.5:13.5]
+set xtics 1
+set label 1 "block shape (threads in x by y)" at screen 0.01,0.025 left
+set key horizontal at screen 0.985,0 right bottom samplen 2
+set lmargin at screen 0.07
+set rmargin at screen 0.485
+set tmargin at screen 0.79
+set bmargin at screen 0.595
+set xtics norotate format ""
+set title "time (ms)"
+set ytics 1
+plot "sweep.dat" index 0 using 1:3 with linespoints pt 7 ps 1.5 lw 3 title "K=3", "sweep.dat" index 1 using 1:3 with linespoints pt 7 ps 1.5 lw 3 title "K=7"
+unset key
+unset label 1
+set lmargin at screen 0.575
+set rmargin at screen 0.99
+set tmargin at screen 0.79
+set bmargin at screen 0.595
+set xtics norotate format ""
+set title "achieved occupancy (%)"
+set ytics 25
+plot "sweep.dat" index 0 using 1:4 with linespoints pt 7 ps 1.5 lw 3 notitle, "sweep.dat" index 1 using 1:4 with linespoints pt 7 ps 1.5 lw 3 notitle
+set lmargin at screen 0.07
+set rmargin at screen 0.485
+set tmargin at screen 0.475
+set bmargin at screen 0.27
+set xtics rotate by 90 right format "%g"
+set title "DRAM throughput (% of peak)"
+set ytics 10
+plot "sweep.dat" index 0 using 1:5:xtic(2) with linespoints pt 7 ps 1.5 lw 3 notitle, "sweep.dat" index 1 using 1:5:xtic(2) with linespoints pt 7 ps 1.5 lw 3 notitle
+set lmargin at screen 0.575
+set rmargin at screen 0.99
+set tmargin at screen 0.475
+set bmargin at screen 0.27
+set xtics rotate by 90 right format "%g"
+set title "registers per thread"
+set ytics 10
+plot "sweep.dat" index 0 using 1:6:xtic(2) with linespoints pt 7 ps 1.5 lw 3 notitle, "sweep.dat" index 1 using 1:6:xtic(2) with linespoints pt 7 ps 1.5 lw 3 notitle
 unset multiplot
