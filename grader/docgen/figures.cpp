@@ -440,9 +440,10 @@ Diagram lab06_register_tile(int bm, int bn, int tm, int tn, int stages) {
   y = svg.legend(px, y, "", "atomicAdds its partial sums into Y", false, kSmall);
   (void)y;
   return make("lab06-register-tile",
-              fmt::format("Lab 06 step 3: a {}×{} block tile, {}×{} threads of {}×{} outputs each (3a, 3b), and the "
-                          "ring of {} shared-memory stages that keeps {} slices in flight (3c)",
-                          bm, bn, rows, cols, tm, tn, stages, stages),
+              fmt::format("Lab 06 step 3: a {}×{} block tile, {}×{} threads of {}×{} outputs each, in four {}×{} "
+                          "pieces as drawn (3b–3d; 3a's lie {} rows and {} columns apart), and the ring of {} "
+                          "shared-memory stages that keeps {} slices in flight (3c)",
+                          bm, bn, rows, cols, tm, tn, tm / 2, tn / 2, rows, cols, stages, stages),
               svg);
 }
 

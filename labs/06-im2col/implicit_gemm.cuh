@@ -83,10 +83,13 @@ struct RowCursor {
 /// The origin of column n (see ColumnOrigin). A column past the matrix's edge (n ≥ g.N) gets
 /// ih0 = INT_MIN / 2, so that every one of its taps fails locate()'s row test and is a zero.
 __device__ __forceinline__ ColumnOrigin decode_column(int n, const Geometry& g) {
-  // TODO(step 3a): n = b·Ho·Wo + h·Wo + w → (b, h, w) (divisions are fine here: once per column
-  //                and thread); ih0 = h·S - P, iw0 = w·S - P, and base = the offset of
+  // TODO(step 3a): for n < N: n = b·Ho·Wo + h·Wo + w → (b, h, w) (divisions are fine here: once
+  //                per column and thread); ih0 = h·S - P, iw0 = w·S - P, and base = the offset of
   //                X[b][0][ih0][iw0] = b·C·H·W + ih0·W + iw0 (negative at the padding: locate()
-  //                only adds to it for taps inside X).
+  //                only adds to it for taps inside X). For n ≥ N (the last block tile's columns
+  //                past the batch's end): ih0 = INT_MIN / 2, iw0 = base = 0, so that locate()
+  //                finds every tap outside X; decoded, such a column would be an image b ≥ B,
+  //                and its taps would read past the end of X.
   (void)n, (void)g;
   return {};
 }

@@ -114,8 +114,8 @@ struct AtomicAddTile {
 template <int BM, int BN, int BK, int STAGES, int MIN_BLOCKS>
 void launch_tile(const ConvLayerArgs& a, int splits) {
   // TODO(step 3d): g = make_geometry(a.shape, BK). When the split is real (splits and
-  //                ⌈C·K·K / BK⌉ both above 1): CUDA_CHECK(cudaMemsetAsync(a.Y, 0, <Y's bytes>)) (the
-  //                same stream orders it before the kernel), then
+  //                ⌈C·K·K / BK⌉ both above 1): CUDA_CHECK(cudaMemsetAsync(a.Y, 0, <Y's bytes:
+  //                a.shape.output_elements() floats>)) (the same stream orders it before the kernel), then
   //                launch_async_copies<BM, BN, BK, STAGES, MIN_BLOCKS>(a, splits, AtomicAddTile<BM, BN>{a.Y, g});
   //                otherwise step 3c's launch, with StoreTile<BM, BN>{a.Y, g, vector_store_ok(a, g)}.
   (void)a, (void)splits;
