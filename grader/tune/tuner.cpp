@@ -1,6 +1,6 @@
-// Lab 07's autotuner on one kernel source (convlab/autotune/tuner.hpp): the sweep, the
-// benchmark, the compile-only report and the cache warm-up. Moved here from the grader's
-// command so that the command stays a thin layer (options, paths, plotting).
+// Lab 07's autotuner on one kernel source (tune/tuner.hpp): the sweep, the benchmark, the
+// compile-only report and the cache warm-up. The sweep searches and measures here; its tables
+// are written by tune/sweep_report.cpp.
 #include "tune/tuner.hpp"
 
 #include <fmt/format.h>
@@ -22,7 +22,6 @@
 #include "convlab/analysis_register_tiling.hpp"
 #include "convlab/autotune/compile_pool.hpp"
 #include "convlab/autotune/jit.hpp"
-#include "tune/measurement.hpp"
 #include "convlab/autotune/ptxas_report.hpp"
 #include "convlab/autotune/search_space.hpp"
 #include "convlab/autotune/tuning_file.hpp"
@@ -33,6 +32,8 @@
 #include "convlab/event_timer.cuh"
 #include "convlab/lab07_config.hpp"
 #include "convlab/reference.hpp"
+#include "tune/measurement.hpp"
+#include "tune/sweep_report.hpp"
 
 namespace convlab::lab07 {
 namespace fs = std::filesystem;
@@ -48,6 +49,48 @@ std::string first_line(const std::string& s) {
 
 /// Device-resident inputs of one mask width: the timing image is shared, the check case (and
 /// its CPU reference) and the masks are per mask width.
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// A configuration handed to the compile pool, measured when its compilation finishes.
+struct Pending {
+  KernelVariant v;
+  std::string stage;
+  std::shared_future<CompileResult> f;
+};
+
+/// Whether `all` already holds this configuration with this inner loop.
+bool measured_before(const std::vector<Measurement>& all, const KernelVariant& v) {
+  return std::any_of(all.begin(), all.end(), [&](const Measurement& m) {
+    return m.variant.config == v.config && m.variant.runtime_inner == v.runtime_inner;
+  });
+}
+
+/// The fastest usable measurement of mask width k with compile-time loops, or nullptr.
+const Measurement* fastest_compile_time(const std::vector<Measurement>& all, int k) {
+  return fastest(all, [&](const Measurement& m) { return m.variant.config.mask_width == k && !m.variant.runtime_inner; });
+}
+
+/// Up to n of the fastest usable heat-map cells of mask width k, one per outputs-per-thread
+/// shape: the seeds of stage 2.
+std::vector<TileConfig> heatmap_seeds(const std::vector<Measurement>& all, int k, std::size_t n) {
+  std::vector<const Measurement*> cells;
+  for (const Measurement& m : all) {
+    if (m.stage == "heatmap" && m.variant.config.mask_width == k && m.usable()) cells.push_back(&m);
+  }
+  std::sort(cells.begin(), cells.end(), [](const Measurement* a, const Measurement* b) { return *a->ms < *b->ms; });
+  std::vector<TileConfig> seeds;
+  for (const Measurement* m : cells) {
+    const TileConfig& c = m->variant.config;
+    const bool seen = std::any_of(seeds.begin(), seeds.end(),
+                                  [&](const TileConfig& s) { return s.out_x == c.out_x && s.out_y == c.out_y; });
+    if (!seen) seeds.push_back(c);
+    if (seeds.size() == n) break;
+  }
+  return seeds;
+}
+
 struct MaskData {
   Conv2dCase check;                       // 389×1028, with its double reference
   Tensor<double> check_abs;               // S of the tolerance rule
@@ -64,6 +107,20 @@ struct Tuner::Impl {
   TunerResult warm_cache();
   TunerResult sweep();
   TunerResult bench();
+
+  // The sweep's phases: search (stages 1 to 3, the run-time inner loops), then time the
+  // winners, then write.
+  SweepOutcome search(CompilePool& pool, Clock::time_point t_start);
+  void drain(std::vector<Pending>& pending, const char* what, SweepOutcome& s, Clock::time_point t_start);
+  std::vector<Pending> stage_heatmaps(CompilePool& pool, const std::vector<int>& order) const;
+  std::vector<Pending> stage_refine(CompilePool& pool, const std::vector<int>& order,
+                                    const std::vector<Measurement>& all) const;
+  std::vector<Pending> stage_paths(CompilePool& pool, const std::vector<int>& order,
+                                   const std::vector<Measurement>& all) const;
+  void time_winners(SweepOutcome& s);
+  void write_sweep_data(const fs::path& dir, const SweepOutcome& s) const;
+  TuningTable tuning_table(const SweepOutcome& s, const nlohmann::json& measured) const;
+  void warm_lab_variants(CompilePool& pool, const TuningTable& table);
 
   void prepare_device(bool need_check_images);
   void query();
@@ -332,47 +389,84 @@ TunerResult Tuner::Impl::warm_cache() {
 }
 
 TunerResult Tuner::Impl::sweep() {
-  const auto t_start = std::chrono::steady_clock::now();
+  const auto t_start = Clock::now();
   ks_ = parse_mask_list(opt_.masks);
   prepare_device(true);
   fmt::print("tuning the kernel {} ({}, hash {})\n", opt_.kernel.path.string(), opt_.kernel.origin, opt_.kernel.hash);
-  const std::string source = kernel_source();
-  const long long H = opt_.size;
-  const long long W = opt_.size;
-  CompilePool pool(jobs(), source, device_.cc_major, device_.cc_minor, cache_path());
-  std::vector<Measurement> all;
-  double compile_cpu = 0;
+  CompilePool pool(jobs(), kernel_source(), device_.cc_major, device_.cc_minor, cache_path());
+  SweepOutcome s = search(pool, t_start);
+  time_winners(s);
+  const fs::path dir = report_dir();
+  write_sweep_data(dir, s);
+  s.elapsed_s = seconds_since(t_start);
+  const SweepTables tables = sweep_tables(s);
+  write_text_file(dir / "table.md", tables.markdown);
+  write_text_file(dir / "table.csv", tables.csv);
+  const TuningTable table = tuning_table(s, tables.measured);
+  const fs::path tuning = tuning_path();
+  write_tuning_file(tuning, table);
+  warm_lab_variants(pool, table);
+  fmt::print("\n{}", tables.markdown);
+  fmt::print("\nwrote {} (read by {}), and sweep.csv, table.md, table.csv, heat-map data in {}\n",
+             tuning.string(), opt_.kernel.origin == "solutions" ? "solution07" : "lab07", dir.string());
+  return {true, dir, tuning};
+}
 
-  struct Pending {
-    KernelVariant v;
-    std::string stage;
-    std::shared_future<CompileResult> f;
-  };
-  auto drain = [&](std::vector<Pending>& pending, const char* what) {
-    int done = 0;
-    for (Pending& p : pending) {
-      const CompileResult& r = p.f.get();
-      Measurement m = measure(p.v, p.stage, r);
-      if (r.cubin) compile_cpu += r.cubin->seconds;
-      all.push_back(std::move(m));
-      if (++done % 50 == 0 || done == static_cast<int>(pending.size())) {
-        fmt::print("  {}: {}/{} measured ({:.0f} s)\n", what, done, pending.size(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
-        std::fflush(stdout);
-      }
-    }
-    pending.clear();
-  };
-  auto already = [&](const KernelVariant& v) {
-    for (const Measurement& m : all) {
-      if (m.variant.config == v.config && m.variant.runtime_inner == v.runtime_inner) return true;
-    }
-    return false;
-  };
-
-  // Stage 1: the heat maps (both filter paths) and the paper's global-memory-only baseline.
+/// Stages 1 to 3 and the run-time inner loops (tune/tuner.hpp), each stage seeded by what the
+/// ones before it measured; then the winner of each mask width.
+SweepOutcome Tuner::Impl::search(CompilePool& pool, Clock::time_point t_start) {
+  SweepOutcome s;
+  s.device = device_.name;
+  s.height = opt_.size;
+  s.width = opt_.size;
+  s.peaks = peaks_;
+  s.ks = ks_;
+  s.jobs = jobs();
   std::vector<int> order = ks_;
   std::sort(order.rbegin(), order.rend());  // the longest compilations first
+
+  std::vector<Pending> pending = stage_heatmaps(pool, order);
+  fmt::print("stage 1: {} configurations (heat maps and baselines), compiling on {} threads\n", pending.size(), jobs());
+  drain(pending, "stage 1", s, t_start);
+  pending = stage_refine(pool, order, s.all);
+  fmt::print("stage 2: {} configurations (block shapes, rolled and unrolled rows)\n", pending.size());
+  drain(pending, "stage 2", s, t_start);
+  pending = stage_paths(pool, order, s.all);
+  fmt::print("stage 3: {} configurations (input and filter paths)\n", pending.size());
+  drain(pending, "stage 3", s, t_start);
+
+  for (const int k : ks_) {
+    const Measurement* b = fastest_compile_time(s.all, k);
+    if (b == nullptr) throw std::runtime_error(fmt::format("no usable configuration for mask width {}", k));
+    s.best[k] = *b;
+  }
+  // The talk's run-time inner loop on each winner.
+  for (const int k : order) {
+    const KernelVariant v{s.best.at(k).variant.config, true, true};
+    pending.push_back({v, "runtime-inner", pool.submit(v)});
+  }
+  drain(pending, "run-time inner loops", s, t_start);
+  return s;
+}
+
+/// Measures each pending compilation as it finishes, in order, and reports progress every 50.
+void Tuner::Impl::drain(std::vector<Pending>& pending, const char* what, SweepOutcome& s, Clock::time_point t_start) {
+  int done = 0;
+  for (Pending& p : pending) {
+    const CompileResult& r = p.f.get();
+    Measurement m = measure(p.v, p.stage, r);
+    if (r.cubin) s.compile_cpu_s += r.cubin->seconds;
+    s.all.push_back(std::move(m));
+    if (++done % 50 == 0 || done == static_cast<int>(pending.size())) {
+      fmt::print("  {}: {}/{} measured ({:.0f} s)\n", what, done, pending.size(), seconds_since(t_start));
+      std::fflush(stdout);
+    }
+  }
+  pending.clear();
+}
+
+/// Stage 1: the heat maps (both filter paths) and the paper's global-memory-only baseline.
+std::vector<Pending> Tuner::Impl::stage_heatmaps(CompilePool& pool, const std::vector<int>& order) const {
   std::vector<Pending> pending;
   for (const int k : order) {
     for (const FilterPath f : {FilterPath::shfl, FilterPath::constant}) {
@@ -384,210 +478,93 @@ TunerResult Tuner::Impl::sweep() {
     const KernelVariant base{baseline_config(k), true, false};
     pending.push_back({base, "baseline", pool.submit(base)});
   }
-  fmt::print("stage 1: {} configurations (heat maps and baselines), compiling on {} threads\n", pending.size(), jobs());
-  drain(pending, "stage 1");
+  return pending;
+}
 
-  // Stage 2: block shapes × row loops around the best heat-map cells.
-  const std::size_t kSeeds = opt_.quick ? 2 : 3;
+/// Stage 2: block shapes × row loops around the best heat-map cells.
+std::vector<Pending> Tuner::Impl::stage_refine(CompilePool& pool, const std::vector<int>& order,
+                                               const std::vector<Measurement>& all) const {
+  const std::size_t seeds_per_k = opt_.quick ? 2 : 3;
+  std::vector<Pending> pending;
   for (const int k : order) {
-    std::vector<TileConfig> seeds;
-    std::vector<const Measurement*> cells;
-    for (const Measurement& m : all) {
-      if (m.stage == "heatmap" && m.variant.config.mask_width == k && m.usable()) cells.push_back(&m);
-    }
-    std::sort(cells.begin(), cells.end(), [](const Measurement* a, const Measurement* b) { return *a->ms < *b->ms; });
-    for (const Measurement* m : cells) {
-      const TileConfig& c = m->variant.config;
-      const bool seen = std::any_of(seeds.begin(), seeds.end(),
-                                    [&](const TileConfig& s) { return s.out_x == c.out_x && s.out_y == c.out_y; });
-      if (!seen) seeds.push_back(c);
-      if (seeds.size() == kSeeds) break;
-    }
-    for (const TileConfig& c : refine_configs(seeds, opt_.quick)) {
+    for (const TileConfig& c : refine_configs(heatmap_seeds(all, k, seeds_per_k), opt_.quick)) {
       const KernelVariant v{c, true, false};
-      if (!already(v)) pending.push_back({v, "refine", pool.submit(v)});
+      if (!measured_before(all, v)) pending.push_back({v, "refine", pool.submit(v)});
     }
   }
-  fmt::print("stage 2: {} configurations (block shapes, rolled and unrolled rows)\n", pending.size());
-  drain(pending, "stage 2");
+  return pending;
+}
 
-  // Stage 3: the best so far with each input path × filter path.
+/// Stage 3: the best so far with each input path × filter path.
+std::vector<Pending> Tuner::Impl::stage_paths(CompilePool& pool, const std::vector<int>& order,
+                                              const std::vector<Measurement>& all) const {
+  std::vector<Pending> pending;
   for (const int k : order) {
-    const Measurement* b = fastest(all, [&](const Measurement& m) {
-      return m.variant.config.mask_width == k && !m.variant.runtime_inner;
-    });
+    const Measurement* b = fastest_compile_time(all, k);
     if (b == nullptr) continue;
     for (const TileConfig& c : path_configs(b->variant.config)) {
       const KernelVariant v{c, true, false};
-      if (!already(v)) pending.push_back({v, "paths", pool.submit(v)});
+      if (!measured_before(all, v)) pending.push_back({v, "paths", pool.submit(v)});
     }
   }
-  fmt::print("stage 3: {} configurations (input and filter paths)\n", pending.size());
-  drain(pending, "stage 3");
+  return pending;
+}
 
-  // The winners, and the talk's run-time inner loop on each.
+/// The winners and the paper's baseline again, with the lab runner's protocol.
+void Tuner::Impl::time_winners(SweepOutcome& s) {
+  fmt::print("final timings (median of 20, L2 flushed)...\n");
+  for (const int k : ks_) {
+    const KernelVariant& bv = s.best.at(k).variant;
+    s.final_ms[k] = time_final(bv, *cubins_.at(kernel_name(bv)));
+    const KernelVariant base{baseline_config(k), true, false};
+    if (cubins_.count(kernel_name(base))) s.baseline_ms[k] = time_final(base, *cubins_.at(kernel_name(base)));
+  }
+}
+
+/// sweep.csv (everything measured), the heat-map data and the gnuplot script that draws them.
+void Tuner::Impl::write_sweep_data(const fs::path& dir, const SweepOutcome& s) const {
+  fs::create_directories(dir);
+  std::string csv = csv_header() + "\n";
+  for (const Measurement& m : s.all) csv += csv_row(m, s.height, s.width, peaks_) + "\n";
+  write_text_file(dir / "sweep.csv", csv);
+  for (const int k : ks_) {
+    write_text_file(dir / fmt::format("heatmap_k{:02d}.dat", k),
+                    heatmap_data(k, s.all, s.height, s.width, peaks_, opt_.quick, device_.name));
+  }
+  write_text_file(dir / "heatmaps.gp", heatmap_gnuplot_script(ks_, device_.name, opt_.quick));
+}
+
+/// The tuning file: the winner of each mask width and the best configuration of each path for
+/// the lab's comparison variants, with this kernel's identity and the run's measurements.
+TuningTable Tuner::Impl::tuning_table(const SweepOutcome& s, const nlohmann::json& measured) const {
   TuningTable table;
   table.device = device_.name;
   table.kernel = id_of(opt_.kernel);
   table.compute_capability = fmt::format("{}.{}", device_.cc_major, device_.cc_minor);
-  std::map<int, const Measurement*> best;
   for (const int k : ks_) {
-    const Measurement* b = fastest(all, [&](const Measurement& m) {
-      return m.variant.config.mask_width == k && !m.variant.runtime_inner;
-    });
-    if (b == nullptr) throw std::runtime_error(fmt::format("no usable configuration for mask width {}", k));
-    best[k] = b;
-    table.best[k] = b->variant.config;
+    table.best[k] = s.best.at(k).variant.config;
+    std::map<std::string, TileConfig> roles = sweep_roles(s.all, k);
+    if (!roles.empty()) table.roles[k] = std::move(roles);
   }
-  std::vector<Measurement> rt;
-  for (const int k : order) {
-    const KernelVariant v{best[k]->variant.config, true, true};
-    pending.push_back({v, "runtime-inner", pool.submit(v)});
-  }
-  drain(pending, "run-time inner loops");
-  // (`all` grew: re-find the winners' addresses.)
-  for (const int k : ks_) {
-    best[k] = fastest(all, [&](const Measurement& m) { return m.variant.config.mask_width == k && !m.variant.runtime_inner; });
-  }
-
-  // Final timings with the lab runner's protocol, and the tables.
-  fmt::print("final timings (median of 20, L2 flushed)...\n");
-  std::map<int, double> final_ms;
-  std::map<int, double> baseline_ms;
-  for (const int k : ks_) {
-    const KernelVariant& bv = best[k]->variant;
-    final_ms[k] = time_final(bv, *cubins_.at(kernel_name(bv)));
-    const KernelVariant base{baseline_config(k), true, false};
-    if (cubins_.count(kernel_name(base))) baseline_ms[k] = time_final(base, *cubins_.at(kernel_name(base)));
-  }
-
-  const fs::path dir = report_dir();
-  fs::create_directories(dir);
-  // sweep.csv: everything measured.
-  std::string csv = csv_header() + "\n";
-  for (const Measurement& m : all) csv += csv_row(m, H, W, peaks_) + "\n";
-  write_text_file(dir / "sweep.csv", csv);
-  // Heat maps.
-  for (const int k : ks_) write_text_file(dir / fmt::format("heatmap_k{:02d}.dat", k), heatmap_data(k, all, H, W, peaks_, opt_.quick, device_.name));
-  write_text_file(dir / "heatmaps.gp", heatmap_gnuplot_script(ks_, device_.name, opt_.quick));
-
-  // The paper's table.
-  auto best_where = [&](int k, auto pred) -> std::string {
-    const Measurement* m = fastest(all, [&](const Measurement& e) {
-      return e.variant.config.mask_width == k && !e.variant.runtime_inner && pred(e.variant.config);
-    });
-    return m ? fmt::format("{:.4f}", *m->ms) : "-";
-  };
-  std::string md = fmt::format(
-      "# Lab 07 autotuning on {}\n\nImage {}x{} float32, random non-uniform run-time mask. Measured in this run: "
-      "copy {:.0f} GB/s, FMA {:.1f} TFLOP/s.\nTimes are medians of 20 runs with L2 flushed; 'global only' is the paper's "
-      "baseline (one output per thread, compile-time loops, every tap read from global memory).\n"
-      "% of BW bound = (8 bytes/pixel / copy bandwidth) / time: 100% is the copy bandwidth. (The paper's text writes "
-      "the ratio inverted; its numbers mean the same as these.) The last four columns, and the run-time/compile-time table, are "
-      "sweep medians (7 runs, no flush), so they differ a little from the final timing.\n\n",
-      device_.name, H, W, peaks_.copy_bytes_per_s / 1e9, peaks_.fma_flops_per_s / 1e12);
-  md += "| K | best input path | filter | outputs/thread (x×y) | block | ms | GB/s | TFLOP/s | % of BW bound | % of FMA peak | "
-        "% of roofline | global only ms | speedup vs global only | best global→reg ms | best shared→reg ms | best shfl ms | "
-        "best constant ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::string table_csv = "mask_width,input,filter,outputs_x,outputs_y,block_x,block_y,ms,gb_per_s,tflop_per_s,bw_bound_pct,"
-                          "fma_peak_pct,roofline_pct,global_only_ms,speedup_vs_global_only\n";
-  nlohmann::json measured = nlohmann::json::array();
-  for (const int k : ks_) {
-    const TileConfig& c = best[k]->variant.config;
-    const Rates r = rates_for(final_ms[k], H, W, k, peaks_);
-    const double base = baseline_ms.count(k) ? baseline_ms[k] : 0;
-    md += fmt::format("| {} | {}→register | {} | {}×{} | {}×{} | {:.4f} | {:.0f} | {:.2f} | {:.1f}% | {:.1f}% | {:.1f}% | {} | {} | {} | {} | {} | {} |\n",
-                      k, input_name(c.input), filter_name(c.filter), c.out_x, c.out_y, c.block_x, c.block_y, r.ms,
-                      r.gb_per_s, r.tflop_per_s, r.bw_bound_pct, r.fma_peak_pct, r.roofline_pct,
-                      base > 0 ? fmt::format("{:.4f}", base) : "-", base > 0 ? fmt::format("{:.2f}x", base / r.ms) : "-",
-                      best_where(k, [](const TileConfig& t) { return t.input == InputPath::global; }),
-                      best_where(k, [](const TileConfig& t) { return t.input == InputPath::shared; }),
-                      best_where(k, [](const TileConfig& t) { return t.filter == FilterPath::shfl; }),
-                      best_where(k, [](const TileConfig& t) { return t.filter == FilterPath::constant; }));
-    table_csv += fmt::format("{},{},{},{},{},{},{},{:.5f},{:.1f},{:.3f},{:.1f},{:.1f},{:.1f},{:.5f},{:.3f}\n", k,
-                             input_name(c.input), filter_name(c.filter), c.out_x, c.out_y, c.block_x, c.block_y, r.ms,
-                             r.gb_per_s, r.tflop_per_s, r.bw_bound_pct, r.fma_peak_pct, r.roofline_pct, base,
-                             base > 0 ? base / r.ms : 0);
-    nlohmann::json e = to_json(c);
-    e["ms"] = r.ms;
-    e["bw_bound_pct"] = r.bw_bound_pct;
-    e["fma_peak_pct"] = r.fma_peak_pct;
-    e["roofline_pct"] = r.roofline_pct;
-    e["global_only_ms"] = base;
-    measured.push_back(e);
-  }
-  // The talk's run-time versus compile-time inner loop.
-  md += "\n## Run-time versus compile-time inner loop (the talk)\n\nThe best configuration of each mask width, built "
-        "twice: the loop over the mask's columns with a compile-time bound (unrolled, window in registers) and with "
-        "a run-time bound (the window indexed at run time, so in local memory).\n\n"
-        "| K | configuration | compile-time ms | run-time ms | slowdown | run-time stack bytes |\n|---|---|---|---|---|---|\n";
-  for (const int k : ks_) {
-    const Measurement* ct = best[k];
-    const Measurement* rtm = nullptr;
-    for (const Measurement& m : all) {
-      if (m.variant.runtime_inner && m.variant.config == ct->variant.config) rtm = &m;
-    }
-    md += fmt::format("| {} | {} | {:.4f} | {} | {} | {} |\n", k, short_config(ct->variant.config), *ct->ms,
-                      rtm && rtm->ms ? fmt::format("{:.4f}", *rtm->ms) : (rtm ? rtm->status : "-"),
-                      rtm && rtm->ms ? fmt::format("{:.2f}x", *rtm->ms / *ct->ms) : "-", rtm ? rtm->stack_bytes : 0);
-  }
-  // Targets of issue 6.
-  md += "\n## Targets\n\n| K | target | measured | met |\n|---|---|---|---|\n";
-  int missed = 0;
-  for (const int k : ks_) {
-    const Target t = target_for(k);
-    if (!t.exists()) continue;
-    const Rates r = rates_for(final_ms[k], H, W, k, peaks_);
-    missed += !t.met(r);
-    md += fmt::format("| {} | ≥ {:.0f}% of {} | {:.1f}% | {} |\n", k, t.percent, t.metric, t.value(r), t.met(r) ? "yes" : "NO");
-  }
-  int spills = 0;
-  int wrong = 0;
-  for (const Measurement& m : all) {
-    spills += m.status == "spills";
-    wrong += m.status == "wrong";
-  }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  md += fmt::format("\n{} configurations measured ({} spill, {} wrong), {:.0f} s of compilation on {} threads, {:.0f} s in all.\n",
-                    all.size(), spills, wrong, compile_cpu, jobs(), elapsed);
-  write_text_file(dir / "table.md", md);
-  write_text_file(dir / "table.csv", table_csv);
-
-  // The tuning file, with the best configuration of each path for the lab's comparison variants.
-  for (const int k : ks_) {
-    auto role = [&](const char* name, auto pred) {
-      const Measurement* m = fastest(all, [&](const Measurement& e) {
-        return e.variant.config.mask_width == k && !e.variant.runtime_inner && pred(e.variant.config);
-      });
-      if (m) table.roles[k][name] = m->variant.config;
-    };
-    role("shfl", [](const TileConfig& t) { return t.filter == FilterPath::shfl; });
-    role("constant", [](const TileConfig& t) { return t.filter == FilterPath::constant; });
-    role("shared", [](const TileConfig& t) { return t.input == InputPath::shared; });
-    role("global", [](const TileConfig& t) { return t.input == InputPath::global; });
-  }
-  table.measurements = {{"image", {H, W}},
+  table.measurements = {{"image", {s.height, s.width}},
                         {"copy_gb_per_s", peaks_.copy_bytes_per_s / 1e9},
                         {"fma_tflop_per_s", peaks_.fma_flops_per_s / 1e12},
                         {"best", measured}};
-  const fs::path tuning = tuning_path();
-  write_tuning_file(tuning, table);
+  return table;
+}
 
-  // Compile what the lab's four variants will ask for (scalar versions included), so that
-  // lab07/solution07 find it in the cache instead of compiling at first use.
+/// Compiles what the lab's four variants will ask for (scalar versions included), so that
+/// lab07/solution07 find it in the cache instead of compiling at first use.
+void Tuner::Impl::warm_lab_variants(CompilePool& pool, const TuningTable& table) {
   std::vector<std::shared_future<CompileResult>> warm;
   for (const int k : ks_) {
-    for (const KernelVariant& v : lab_instantiations(table.best.at(k), table.roles[k])) warm.push_back(pool.submit(v));
+    const auto roles = table.roles.count(k) ? table.roles.at(k) : std::map<std::string, TileConfig>{};
+    for (const KernelVariant& v : lab_instantiations(table.best.at(k), roles)) warm.push_back(pool.submit(v));
   }
   int warm_failed = 0;
   for (auto& f : warm) warm_failed += !f.get().cubin;
   fmt::print("compiled the lab's {} instantiations into the cache {}{}\n", warm.size(), cache_path().string(),
              warm_failed ? fmt::format(" ({} failed)", warm_failed) : "");
-
-  fmt::print("\n{}", md);
-  fmt::print("\nwrote {} (read by {}), and sweep.csv, table.md, table.csv, heat-map data in {}\n",
-             tuning.string(), opt_.kernel.origin == "solutions" ? "solution07" : "lab07", dir.string());
-  return {true, dir, tuning};
 }
 
 TunerResult Tuner::Impl::bench() {

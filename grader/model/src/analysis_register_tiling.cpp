@@ -171,6 +171,179 @@ long long axis_taps(int n, int k) {
   return total;
 }
 
+/// The configuration and image checked; `vec` as the launcher takes it. @throws std::invalid_argument
+bool checked_vector_path(const TileConfig& c, int height, int width, bool vec) {
+  if (const std::string why = c.check(); !why.empty()) {
+    throw std::invalid_argument("analysis: lab 07 configuration " + c.key() + ": " + why);
+  }
+  if (height < 1 || width < 1) {
+    throw std::invalid_argument(fmt::format("analysis: image {}x{}: height and width must be >= 1", height, width));
+  }
+  vec = vec && c.vector_width() > 1;
+  if (vec && width % c.vector_width() != 0) {
+    throw std::invalid_argument(fmt::format("analysis: width {} is not a multiple of the vector width {}: the "
+                                            "launcher takes the scalar path",
+                                            width, c.vector_width()));
+  }
+  return vec;
+}
+
+/// The grid and its threads, and the untiled kernel's loads (lab 01's count) to compare against.
+void count_grid(const Geometry& g, RegisterTilingAnalysis& a) {
+  a.vw = g.VW;
+  a.chunks = g.chunks;
+  a.row_floats = g.chunks * g.VW;
+  a.window_rows = g.window_rows;
+  a.grid_x = ceil_div(a.width, static_cast<long long>(g.BX) * g.OX);
+  a.grid_y = ceil_div(a.height, static_cast<long long>(g.BY) * g.OY);
+  a.blocks = a.grid_x * a.grid_y;
+  a.threads = a.blocks * g.BX * g.BY;
+  a.warps = a.threads / kWarpSize;
+  a.outputs = static_cast<long long>(a.height) * a.width;
+  a.untiled_loads = axis_taps(a.width, g.K) * axis_taps(a.height, g.K);
+}
+
+/// Whether a thread whose first output is past the image leaves before its loads: on the
+/// global path with the constant filter only (the shfl path needs every lane at each
+/// __shfl_sync; the shared path, every thread at the tile's barrier).
+bool returns_early(const TileConfig& c) { return c.filter == FilterPath::constant && c.input == InputPath::global; }
+
+/// The FMAs of the threads that stay past the early return (all of them where there is none).
+void count_fmas(const Geometry& g, RegisterTilingAnalysis& a) {
+  const bool early_return = returns_early(a.config);
+  long long stay_x = 0, stay_y = 0;  // per axis
+  for (long long X = 0; X < a.grid_x * g.BX; ++X) stay_x += !early_return || X * g.OX < a.width;
+  for (long long Y = 0; Y < a.grid_y * g.BY; ++Y) stay_y += !early_return || Y * g.OY < a.height;
+  a.fmas = stay_x * stay_y * g.OX * g.OY * static_cast<long long>(g.K) * g.K;
+}
+
+/// The compiled loads: a chunk's load narrowed to the smallest naturally aligned vector that
+/// holds the floats its row's FMAs use (window columns -R .. OX-1+RR around x0). narrowed[j]
+/// is chunk j's width in floats (0: unused).
+std::vector<int> narrowed_chunks(const Geometry& g) {
+  std::vector<int> narrowed(static_cast<std::size_t>(g.chunks));
+  for (int j = 0; j < g.chunks; ++j) {
+    const int first = j * g.VW - g.left * g.VW;  // chunk j's columns relative to x0
+    const int lo = std::max(first, -g.R) - first, hi = std::min(first + g.VW, g.OX + g.RR) - first;
+    int size = 0;
+    if (hi > lo) {
+      for (size = 1; lo / size != (hi - 1) / size;) size *= 2;
+    }
+    narrowed[static_cast<std::size_t>(j)] = size;
+  }
+  return narrowed;
+}
+
+/// Global→register: each staying thread loads its window's chunks that lie in the image.
+void count_global_loads(const Geometry& g, RegisterTilingAnalysis& a) {
+  const bool early_return = returns_early(a.config);
+  const std::vector<int> narrowed = narrowed_chunks(g);
+  long long cols = 0, rows = 0, narrowed_cols = 0;  // Σ chunks in, Σ rows in, over the threads that stay
+  for (long long X = 0; X < a.grid_x * g.BX; ++X) {
+    if (early_return && X * g.OX >= a.width) continue;
+    const std::uint64_t m = window_colmask(g, X, a.width);
+    cols += popcount(m);
+    for (int j = 0; j < g.chunks; ++j) narrowed_cols += (m >> j) & 1 ? narrowed[static_cast<std::size_t>(j)] : 0;
+  }
+  for (long long Y = 0; Y < a.grid_y * g.BY; ++Y) {
+    if (!early_return || Y * g.OY < a.height) rows += popcount(window_rowmask(g, Y, a.height));
+  }
+  a.input_load_instructions = cols * rows;
+  a.compiled_input_loads = narrowed_cols * rows;
+}
+
+/// Shared→register: each block loads its tile's chunks that lie in the image, whole, into
+/// shared memory; every thread reads its window from there.
+void count_shared_loads(const Geometry& g, RegisterTilingAnalysis& a) {
+  long long cols = 0, rows = 0;  // Σ over blocks of the tile's chunks and rows in the image
+  for (long long bx = 0; bx < a.grid_x; ++bx) {
+    const long long gx0 = bx * g.BX * g.OX - static_cast<long long>(g.left) * g.VW;
+    for (int tc = 0; tc < g.tile_chunks; ++tc) cols += chunk_inside(gx0 + static_cast<long long>(tc) * g.VW, g.VW, a.width);
+  }
+  for (long long by = 0; by < a.grid_y; ++by) {
+    for (int tr = 0; tr < g.tile_rows; ++tr) rows += row_inside(by * g.BY * g.OY - g.R + tr, a.height);
+  }
+  a.input_load_instructions = cols * rows;
+  a.shared_stores = a.blocks * g.tile_rows * g.tile_chunks * g.VW;
+  a.shared_loads = a.threads * g.window_rows * g.chunks * g.VW;
+}
+
+/// Input and mask loads.
+void count_loads(const Geometry& g, RegisterTilingAnalysis& a) {
+  const TileConfig& c = a.config;
+  if (c.input == InputPath::global) {
+    count_global_loads(g, a);
+  } else {
+    count_shared_loads(g, a);
+  }
+  a.input_loads = a.input_load_instructions * g.VW;
+  if (c.input == InputPath::shared) a.compiled_input_loads = a.input_loads;  // whole chunks go to shared memory
+  if (c.filter == FilterPath::shfl) {
+    // Every lane of a warp covers one of 32 consecutive tap indices (threads are whole warps).
+    a.mask_loads = a.warps * static_cast<long long>(g.K) * g.K * (c.rows == RowLoop::rolled ? g.OY : 1);
+  }
+}
+
+/// One thread's patch: its registers at least, and its floats and load instructions per FMA.
+void count_patch(const Geometry& g, RegisterTilingAnalysis& a) {
+  const TileConfig& c = a.config;
+  const long long taps = static_cast<long long>(g.K) * g.K;
+  const int shfl_regs = c.filter != FilterPath::shfl ? 0 : c.rows == RowLoop::rolled ? 2 * g.OY : (g.K * g.K + 31) / 32;
+  a.patch_registers = g.OX * g.OY + a.row_floats * (c.rows == RowLoop::rolled ? 2 : 1) + shfl_regs;
+  const double fmas_per_thread = static_cast<double>(g.OX) * g.OY * static_cast<double>(taps);
+  a.floats_per_fma = static_cast<double>(g.window_rows) * a.row_floats / fmas_per_thread;
+  a.load_instructions_per_fma = static_cast<double>(g.window_rows) * g.chunks / fmas_per_thread;
+  a.interior_reduction = c.input == InputPath::global
+                             ? 1.0 / a.floats_per_fma
+                             : static_cast<double>(taps) * g.BX * g.OX * g.BY * g.OY /
+                                   (static_cast<double>(g.tile_rows) * g.tile_chunks * g.VW);
+}
+
+/// Block columns (or rows) that behave alike: along an axis every block that passes the
+/// kernel's interior test is one class of `count` blocks; the others are one each.
+struct AxisClass {
+  long long index;
+  long long count;
+  bool interior;
+};
+
+template <class Interior>
+std::vector<AxisClass> axis_classes(long long blocks, Interior interior_at) {
+  std::vector<AxisClass> out;
+  long long inner = 0, first_inner = -1;
+  for (long long b = 0; b < blocks; ++b) {
+    if (interior_at(b)) {
+      if (first_inner < 0) first_inner = b;
+      ++inner;
+    } else {
+      out.push_back({b, 1, false});
+    }
+  }
+  if (inner > 0) out.push_back({first_inner, inner, true});
+  return out;
+}
+
+/// Divergence: one block of each class of block columns × rows walked warp by warp.
+void count_divergence(const Geometry& g, RegisterTilingAnalysis& a) {
+  const auto xs = axis_classes(a.grid_x, [&](long long b) { return x_interior(g, b, a.width); });
+  const auto ys = axis_classes(a.grid_y, [&](long long b) { return y_interior(g, b, a.height); });
+  const int warps_per_block = g.BX * g.BY / kWarpSize;
+  for (const AxisClass& cy : ys) {
+    for (const AxisClass& cx : xs) {
+      const bool checked = !(cx.interior && cy.interior);
+      if (!checked) a.interior_blocks += cx.count * cy.count;
+      long long any = 0, branch = 0;
+      for (int w = 0; w < warps_per_block; ++w) {
+        const auto [d, b] = warp_divergence(g, a.config, a.height, a.width, cx.index, cy.index, w, checked);
+        any += d;
+        branch += b;
+      }
+      a.divergent_warps += any * cx.count * cy.count;
+      a.divergent_warps_branch += branch * cx.count * cy.count;
+    }
+  }
+}
+
 }  // namespace
 
 double RegisterTilingAnalysis::reduction() const {
@@ -193,137 +366,17 @@ bool lab07_vector_path(const TileConfig& config, int width) {
 }
 
 RegisterTilingAnalysis analyze_register_tiling(const TileConfig& c, int height, int width, bool vec) {
-  if (const std::string why = c.check(); !why.empty()) {
-    throw std::invalid_argument("analysis: lab 07 configuration " + c.key() + ": " + why);
-  }
-  if (height < 1 || width < 1) {
-    throw std::invalid_argument(fmt::format("analysis: image {}x{}: height and width must be >= 1", height, width));
-  }
-  vec = vec && c.vector_width() > 1;
-  if (vec && width % c.vector_width() != 0) {
-    throw std::invalid_argument(fmt::format("analysis: width {} is not a multiple of the vector width {}: the "
-                                            "launcher takes the scalar path",
-                                            width, c.vector_width()));
-  }
-  const Geometry g(c, vec);
   RegisterTilingAnalysis a;
   a.config = c;
   a.height = height;
   a.width = width;
-  a.vec = vec;
-  a.vw = g.VW;
-  a.chunks = g.chunks;
-  a.row_floats = g.chunks * g.VW;
-  a.window_rows = g.window_rows;
-  a.grid_x = ceil_div(width, static_cast<long long>(g.BX) * g.OX);
-  a.grid_y = ceil_div(height, static_cast<long long>(g.BY) * g.OY);
-  a.blocks = a.grid_x * a.grid_y;
-  a.threads = a.blocks * g.BX * g.BY;
-  a.warps = a.threads / kWarpSize;
-  a.outputs = static_cast<long long>(height) * width;
-  a.untiled_loads = axis_taps(width, g.K) * axis_taps(height, g.K);
-
-  const bool early_return = c.filter == FilterPath::constant && c.input == InputPath::global;
-  // Threads that stay past the early return, per axis (all of them where there is none).
-  long long stay_x = 0, stay_y = 0;
-  for (long long X = 0; X < a.grid_x * g.BX; ++X) stay_x += !early_return || X * g.OX < width;
-  for (long long Y = 0; Y < a.grid_y * g.BY; ++Y) stay_y += !early_return || Y * g.OY < height;
-  const long long taps = static_cast<long long>(g.K) * g.K;
-  a.fmas = stay_x * stay_y * g.OX * g.OY * taps;
-
-  // The compiled loads: a chunk's load narrowed to the smallest naturally aligned vector that
-  // holds the floats its row's FMAs use (window columns -R .. OX-1+RR around x0).
-  std::vector<int> narrowed(static_cast<std::size_t>(g.chunks));
-  for (int j = 0; j < g.chunks; ++j) {
-    const int first = j * g.VW - g.left * g.VW;  // chunk j's columns relative to x0
-    const int lo = std::max(first, -g.R) - first, hi = std::min(first + g.VW, g.OX + g.RR) - first;
-    int size = 0;
-    if (hi > lo) {
-      for (size = 1; lo / size != (hi - 1) / size;) size *= 2;
-    }
-    narrowed[static_cast<std::size_t>(j)] = size;
-  }
-  long long narrowed_cols = 0;
-  if (c.input == InputPath::global) {
-    long long cols = 0, rows = 0;  // Σ chunks in, Σ rows in, over the threads that stay
-    for (long long X = 0; X < a.grid_x * g.BX; ++X) {
-      if (early_return && X * g.OX >= width) continue;
-      const std::uint64_t m = window_colmask(g, X, width);
-      cols += popcount(m);
-      for (int j = 0; j < g.chunks; ++j) narrowed_cols += (m >> j) & 1 ? narrowed[static_cast<std::size_t>(j)] : 0;
-    }
-    for (long long Y = 0; Y < a.grid_y * g.BY; ++Y) {
-      if (!early_return || Y * g.OY < height) rows += popcount(window_rowmask(g, Y, height));
-    }
-    a.input_load_instructions = cols * rows;
-    a.compiled_input_loads = narrowed_cols * rows;
-  } else {
-    long long cols = 0, rows = 0;  // Σ over blocks of the tile's chunks and rows in the image
-    for (long long bx = 0; bx < a.grid_x; ++bx) {
-      const long long gx0 = bx * g.BX * g.OX - static_cast<long long>(g.left) * g.VW;
-      for (int tc = 0; tc < g.tile_chunks; ++tc) cols += chunk_inside(gx0 + static_cast<long long>(tc) * g.VW, g.VW, width);
-    }
-    for (long long by = 0; by < a.grid_y; ++by) {
-      for (int tr = 0; tr < g.tile_rows; ++tr) rows += row_inside(by * g.BY * g.OY - g.R + tr, height);
-    }
-    a.input_load_instructions = cols * rows;
-    a.shared_stores = a.blocks * g.tile_rows * g.tile_chunks * g.VW;
-    a.shared_loads = a.threads * g.window_rows * g.chunks * g.VW;
-  }
-  a.input_loads = a.input_load_instructions * g.VW;
-  if (c.input == InputPath::shared) a.compiled_input_loads = a.input_loads;  // whole chunks go to shared memory
-  if (c.filter == FilterPath::shfl) {
-    // Every lane of a warp covers one of 32 consecutive tap indices (threads are whole warps).
-    a.mask_loads = a.warps * taps * (c.rows == RowLoop::rolled ? g.OY : 1);
-  }
-  const int shfl_regs = c.filter != FilterPath::shfl ? 0 : c.rows == RowLoop::rolled ? 2 * g.OY : (g.K * g.K + 31) / 32;
-  a.patch_registers = g.OX * g.OY + a.row_floats * (c.rows == RowLoop::rolled ? 2 : 1) + shfl_regs;
-  const double fmas_per_thread = static_cast<double>(g.OX) * g.OY * static_cast<double>(taps);
-  a.floats_per_fma = static_cast<double>(g.window_rows) * a.row_floats / fmas_per_thread;
-  a.load_instructions_per_fma = static_cast<double>(g.window_rows) * g.chunks / fmas_per_thread;
-  a.interior_reduction = c.input == InputPath::global
-                             ? 1.0 / a.floats_per_fma
-                             : static_cast<double>(taps) * g.BX * g.OX * g.BY * g.OY /
-                                   (static_cast<double>(g.tile_rows) * g.tile_chunks * g.VW);
-
-  // Divergence: classes of block columns and rows. Along an axis every block that passes the
-  // kernel's interior test behaves alike; the others are walked one by one.
-  struct AxisClass {
-    long long index;
-    long long count;
-    bool interior;
-  };
-  auto classes = [](long long blocks, auto interior_at) {
-    std::vector<AxisClass> out;
-    long long inner = 0, first_inner = -1;
-    for (long long b = 0; b < blocks; ++b) {
-      if (interior_at(b)) {
-        if (first_inner < 0) first_inner = b;
-        ++inner;
-      } else {
-        out.push_back({b, 1, false});
-      }
-    }
-    if (inner > 0) out.push_back({first_inner, inner, true});
-    return out;
-  };
-  const auto xs = classes(a.grid_x, [&](long long b) { return x_interior(g, b, width); });
-  const auto ys = classes(a.grid_y, [&](long long b) { return y_interior(g, b, height); });
-  const int warps_per_block = g.BX * g.BY / kWarpSize;
-  for (const AxisClass& cy : ys) {
-    for (const AxisClass& cx : xs) {
-      const bool checked = !(cx.interior && cy.interior);
-      if (!checked) a.interior_blocks += cx.count * cy.count;
-      long long any = 0, branch = 0;
-      for (int w = 0; w < warps_per_block; ++w) {
-        const auto [d, b] = warp_divergence(g, c, height, width, cx.index, cy.index, w, checked);
-        any += d;
-        branch += b;
-      }
-      a.divergent_warps += any * cx.count * cy.count;
-      a.divergent_warps_branch += branch * cx.count * cy.count;
-    }
-  }
+  a.vec = checked_vector_path(c, height, width, vec);
+  const Geometry g(c, a.vec);
+  count_grid(g, a);
+  count_fmas(g, a);
+  count_loads(g, a);
+  count_patch(g, a);
+  count_divergence(g, a);
   return a;
 }
 
