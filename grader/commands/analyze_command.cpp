@@ -23,8 +23,8 @@
 
 #include "commands/commands.hpp"
 #include "convlab/lab_registry.hpp"
-#include "convlab/analysis_im2col.hpp"
-#include "convlab/analysis_register_tiling.hpp"
+#include "convlab/analysis_im2col_report.hpp"
+#include "convlab/analysis_lab07_report.hpp"
 #include "convlab/analysis_report.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/dataset.hpp"
@@ -217,90 +217,28 @@ ConvLayerShape parse_layer(const std::string& text) {
   return s;
 }
 
-/// Lab 06: the im2col view of a conv layer (the conv-layer lecture's replication analysis).
-int run_layer_analysis(const ConvLayerShape& s, const std::string& origin, const std::string& format) {
-  const analysis::Im2colTraffic t = analysis::im2col_traffic(s);
-  const long long rows = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
-  const long long cols = static_cast<long long>(s.out_height()) * s.out_width();
-  const double flops = 2.0 * static_cast<double>(s.output_elements()) * static_cast<double>(s.terms_per_output());
+/// Prints the report as text, or as JSON under --format json; only the one printed is made.
+template <class Text, class Json>
+int print_report(const std::string& format, Text text, Json json) {
   if (format == "json") {
-    const nlohmann::json j = {{"format", "convlab-analyze-layer"}, {"version", 1}, {"layer", s.describe()},
-                              {"origin", origin}, {"original_elements", t.original_elements},
-                              {"unrolled_elements", t.unrolled_elements}, {"replication", t.replication},
-                              {"extra_bytes", t.extra_bytes}, {"gemm_rows", rows}, {"gemm_cols", cols},
-                              {"filters", s.filters}, {"flops", flops}};
-    fmt::print("{}\n", j.dump(2));
-    return kGraded;
+    fmt::print("{}\n", json().dump(2));
+  } else {
+    fmt::print("{}", text());
   }
-  fmt::print("im2col analysis of the conv layer {}{}\n", s.describe(), origin.empty() ? "" : " (" + origin + ")");
-  fmt::print("  output                    Ho x Wo = {} x {}\n", s.out_height(), s.out_width());
-  fmt::print("  input X                   B·C·H·W        = {:>14} elements ({:.3f} MB)\n", t.original_elements,
-             4e-6 * static_cast<double>(t.original_elements));
-  fmt::print("  unrolled X_unroll         B·C·K²·Ho·Wo   = {:>14} elements ({:.3f} MB)\n", t.unrolled_elements,
-             4e-6 * static_cast<double>(t.unrolled_elements));
-  fmt::print("  replication factor        unrolled / X   = {:.4f}\n", t.replication);
-  fmt::print("  extra traffic of step 1   written + read = {:.3f} MB (absent when the unroll is fused, step 2)\n",
-             t.extra_bytes * 1e-6);
-  fmt::print("  GEMM per image            Y[{}][{}] = W[{}][{}] x X_unroll[{}][{}]\n", s.filters, cols, s.filters,
-             rows, rows, cols);
-  fmt::print("  flops                     2·B·M·Ho·Wo·C·K² = {:.4g}\n", flops);
   return kGraded;
+}
+
+/// The im2col view of a conv layer (the conv-layer lecture's replication analysis).
+int run_layer_analysis(const ConvLayerShape& s, const std::string& origin, const std::string& format) {
+  return print_report(format, [&] { return analysis::im2col_report_text(s, origin); },
+                      [&] { return analysis::im2col_report_json(s, origin); });
 }
 
 /// Lab 06: every step of the solution on a layer, with step 3's plan for a GPU of `sms` SMs.
 int run_lab06_analysis(const ConvLayerShape& s, int sms, const std::string& origin, const std::string& format) {
   if (sms < 1) throw UsageError(fmt::format("--sms {}: expected at least 1", sms));
-  const analysis::Im2colAnalysis a = analysis::analyze_lab06(s, sms);
-  if (format == "json") {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const analysis::Im2colStep& st : a.steps) {
-      steps.push_back({{"variant", st.name}, {"gemm", st.gemm}, {"kernels", st.kernels},
-                       {"global_loads", st.global_loads}, {"load_words", st.load_words},
-                       {"weight_loads", st.weight_loads},
-                       {"input_loads", st.input_loads}, {"async_copies", st.async_copies},
-                       {"async_copies_read", st.async_copies_read}, {"global_stores", st.global_stores},
-                       {"fmas", st.fmas}, {"useful_fmas", st.useful_fmas}, {"global_per_fma", st.global_per_fma},
-                       {"tile_global_per_fma", st.tile_global_per_fma},
-                       {"tile_shared_per_fma", st.tile_shared_per_fma}});
-    }
-    const nlohmann::json j = {{"format", "convlab-analyze-lab06"}, {"version", 1}, {"layer", s.describe()},
-                              {"origin", origin}, {"sms", sms},
-                              {"plan", {{"bm", a.plan.bm}, {"bn", a.plan.bn}, {"bk", a.plan.bk},
-                                        {"splits", a.effective_splits}}},
-                              {"replication", a.traffic.replication}, {"unrolled_elements", a.traffic.unrolled_elements},
-                              {"original_elements", a.traffic.original_elements}, {"in_x_taps", a.in_x_taps},
-                              {"steps", steps}};
-    fmt::print("{}\n", j.dump(2));
-    return kGraded;
-  }
-  fmt::print("lab 06 (im2col) on the conv layer {}{}\n", s.describe(), origin.empty() ? "" : " (" + origin + ")");
-  fmt::print("  replication factor        {:.4f} (X_unroll {} elements, X {})\n", a.traffic.replication,
-             a.traffic.unrolled_elements, a.traffic.original_elements);
-  fmt::print("  taps inside X             {} (padding taps are zeros, never read)\n", a.in_x_taps);
-  fmt::print("  step 3 plan               {}x{} block tile, {}-deep slices, split {} (for {} SMs; --sms)\n", a.plan.bm,
-             a.plan.bn, a.plan.bk, a.effective_splits, sms);
-  fmt::print("  counts are floats, thread-level; ncu: distinct words per warp load x4 = {}, cp.async reads x4 = "
-             "..._op_ldgsts\n",
-             "smsp__sass_data_bytes_mem_global_op_ld.sum");
-  for (const analysis::Im2colStep& st : a.steps) {
-    fmt::print("  {} — {}\n", st.name, st.gemm);
-    fmt::print("    kernels {}; global loads {} (W {}, X or X_unroll {}); global stores {}\n", st.kernels,
-               st.global_loads, st.name == "register_tiled" ? 0 : st.weight_loads,
-               st.name == "register_tiled" ? 0 : st.input_loads, st.global_stores);
-    if (st.load_words != st.global_loads) {
-      fmt::print("    of the loads, {} distinct words per warp instruction: a warp's two tile rows read {} words twice\n",
-                 st.load_words, st.global_loads - st.load_words);
-    }
-    if (st.async_copies > 0) {
-      fmt::print("    cp.async copies {} issued, {} read global memory (W {}, X {}), the rest zero-fill\n",
-                 st.async_copies, st.async_copies_read, st.weight_loads, st.input_loads);
-    }
-    fmt::print("    FMAs {} executed, {} useful; {:.4f} global floats per FMA over the layer\n", st.fmas,
-               st.useful_fmas, st.global_per_fma);
-    fmt::print("    tile reuse: {:.4f} global and {:.4f} shared-memory floats per FMA in an interior tile\n",
-               st.tile_global_per_fma, st.tile_shared_per_fma);
-  }
-  return kGraded;
+  return print_report(format, [&] { return analysis::lab06_report_text(s, sms, origin); },
+                      [&] { return analysis::lab06_report_json(s, sms, origin); });
 }
 
 /// Lab 07: each variant's configuration (the tuned one from --tuning, else the compiled-in
@@ -320,58 +258,18 @@ int run_lab07_analysis(int height, int width, int mask, const std::string& tunin
   if (!lab07::mask_supported(mask)) {
     throw UsageError(fmt::format("mask width {}: lab 07 takes 2..7 and odd 9..17", mask));
   }
-  nlohmann::json variants = nlohmann::json::array();
-  std::string text = fmt::format("lab 07 (register tiling) on {}x{}, K={}{}; configurations: {}\n", height, width,
-                                 mask, origin.empty() ? "" : " (" + origin + ")", source);
+  std::vector<analysis::Lab07Variant> variants;
   for (const lab07::VariantRole& r : lab07::kVariantRoles) {
-    const lab07::TileConfig c = lab07::config_for_role(tuned ? &*tuned : nullptr, mask, r.role);
-    analysis::RegisterTilingAnalysis a;
-    try {
-      a = analysis::analyze_register_tiling(c, height, width, analysis::lab07_vector_path(c, width));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    const double per_output = static_cast<double>(a.input_loads) / static_cast<double>(a.outputs);
-    variants.push_back({{"variant", r.variant}, {"config", c.key()}, {"vector_width", a.vw},
-                        {"grid", {a.grid_x, a.grid_y}}, {"blocks", a.blocks}, {"interior_blocks", a.interior_blocks},
-                        {"warps", a.warps}, {"outputs", a.outputs}, {"input_loads", a.input_loads},
-                        {"input_load_instructions", a.input_load_instructions},
-                        {"compiled_input_loads", a.compiled_input_loads}, {"mask_loads", a.mask_loads},
-                        {"global_load_bytes", a.global_load_bytes()}, {"untiled_loads", a.untiled_loads},
-                        {"reduction", a.reduction()}, {"interior_reduction", a.interior_reduction},
-                        {"loads_per_output", per_output}, {"fmas", a.fmas},
-                        {"shared_stores", a.shared_stores}, {"shared_loads", a.shared_loads},
-                        {"patch_registers", a.patch_registers}, {"floats_per_fma", a.floats_per_fma},
-                        {"load_instructions_per_fma", a.load_instructions_per_fma},
-                        {"divergent_warps", a.divergent_warps}, {"divergent_warps_branch", a.divergent_warps_branch}});
-    text += fmt::format("  {} — {} ({})\n", r.variant, c.describe(), a.vw > 1 ? fmt::format("{}-float loads", a.vw)
-                                                                              : "scalar loads");
-    text += fmt::format("    grid {}x{} = {} blocks ({} without bounds tests), {} warps\n", a.grid_x, a.grid_y,
-                        a.blocks, a.interior_blocks, a.warps);
-    text += fmt::format("    global input loads {} ({:.4f} per output, in {} load instructions); mask loads {}\n",
-                        a.input_loads, per_output, a.input_load_instructions, a.mask_loads);
-    text += fmt::format("    untiled kernel's loads {}: reduction {:.3f}x over the image, {:.3f}x in an interior block\n",
-                        a.untiled_loads, a.reduction(), a.interior_reduction);
-    text += fmt::format("    the compiled loads fetch {} of them (edge chunks narrowed to the floats used): "
-                        "smsp__sass_data_bytes_mem_global_op_ld.sum should read {:.0f} bytes\n",
-                        a.compiled_input_loads, a.global_load_bytes());
-    text += fmt::format("    registers the patch needs {} floats; {:.4f} floats and {:.4f} load instructions per FMA\n",
-                        a.patch_registers, a.floats_per_fma, a.load_instructions_per_fma);
-    if (a.shared_stores > 0) {
-      text += fmt::format("    shared memory: {} floats stored, {} read\n", a.shared_stores, a.shared_loads);
-    }
-    text += fmt::format("    divergent warps at the image edges {} ({} at the early return, a branch)\n",
-                        a.divergent_warps, a.divergent_warps_branch);
+    variants.push_back({r.variant, lab07::config_for_role(tuned ? &*tuned : nullptr, mask, r.role)});
   }
-  if (format == "json") {
-    const nlohmann::json j = {{"format", "convlab-analyze-lab07"}, {"version", 1}, {"height", height},
-                              {"width", width},  {"mask_width", mask}, {"origin", origin},
-                              {"configurations", source}, {"variants", variants}};
-    fmt::print("{}\n", j.dump(2));
-  } else {
-    fmt::print("{}", text);
+  analysis::Lab07Report report;
+  try {
+    report = analysis::make_lab07_report(height, width, mask, std::move(variants), source, origin);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
-  return kGraded;
+  return print_report(format, [&] { return analysis::lab07_report_text(report); },
+                      [&] { return analysis::lab07_report_json(report); });
 }
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -416,12 +314,8 @@ int run_analyze(const AnalyzeOptions& o) {
       }
     }
     const analysis::AnalysisReport report = build_report(o);
-    if (o.format == "json") {
-      fmt::print("{}\n", analysis::report_json(report).dump(2));
-    } else {
-      fmt::print("{}", analysis::report_text(report));
-    }
-    return kGraded;
+    return print_report(o.format, [&] { return analysis::report_text(report); },
+                        [&] { return analysis::report_json(report); });
   } catch (const UsageError& e) {
     fmt::print(stderr, "grader analyze: error: {}\n", e.what());
   } catch (const DatasetError& e) {

@@ -10,7 +10,7 @@
 
 #include "reports/batch_report.hpp"
 #include "commands/commands.hpp"
-#include "commands/grade_options.hpp"
+#include "commands/grade_command.hpp"
 #include "convlab/contained_paths.hpp"
 #include "reports/grade_report.hpp"
 #include "reports/report_files.hpp"

@@ -2,7 +2,7 @@
 // rubric, GPU, tools, case set) — or exactly one message for the first thing that stops it, a bad
 // option (exit 2) or something the grader cannot do here (exit 3) — and the ways it grades: the
 // project's build, one student's folder, a class. The options are parsed in
-// commands/grade_options.cpp; the reports are written in reports/.
+// commands/grade_command.cpp; the reports are written in reports/.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@
 
 namespace convlab::grader {
 
-/// The options of grade and batch (commands/grade_options.cpp parses them).
+/// The options of grade and batch (commands/grade_command.cpp parses them).
 struct GradeOptions {
   bool solutions = false;          ///< grade solutions/ instead of labs/
   std::string submission;          ///< grade a student's folder

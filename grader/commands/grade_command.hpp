@@ -1,6 +1,6 @@
-// The options `grader grade` and `grader batch` share, on the command line: each is parsed and
-// range-checked here, into the GradeOptions a grading session is set up from
-// (schedule/grade_session.hpp).
+// What `grader batch` shares with `grader grade` (grade_command.cpp): the options, each parsed
+// and range-checked into the GradeOptions a grading session is set up from
+// (schedule/grade_session.hpp), and the session opened from them.
 #pragma once
 
 #include <CLI/CLI.hpp>
