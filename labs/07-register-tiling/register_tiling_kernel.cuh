@@ -236,6 +236,11 @@ __device__ __forceinline__ void load_shared_tile(float* tile, const float* __res
 }
 // ==== END STEP 5 ====
 
+// ==== GIVEN: do not edit below this line ====
+// The rest of the file is the kernel around your steps: the run-time-loop counter-example, the
+// tile body that calls your functions, the kernel and its interior/edge split. The launchers,
+// the autotuner and the grader's tests rely on it as given.
+
 /// The talk's counter-example (RT_INNER): accumulate_row with the loop over q bounded by the
 /// run-time k_rt, so row[] is indexed at run time and lives in local memory.
 template <int K, int OX, int OY, int OFF, int RF, class Tap>
