@@ -6,9 +6,10 @@
 #   missing-barrier  (lab 03)  ->  labs/00-start/img/missing-barrier.png
 #   partial-output   (lab 01)  ->  labs/00-start/img/partial-output.png
 #
-# Each submission is graded with `grader grade --submission DIR --labs NN --error-map TMP`, which
-# builds it out of tree and draws one PNG per failing run; the script keeps the map of one
-# chosen case (the first of CASES that failed) under the name above, and prints which one.
+# Each is made whole from its fault (scripts/wrong-submissions.sh) and graded with `grader grade
+# --submission DIR --labs NN --error-map TMP`, which builds it out of tree and draws one PNG per
+# failing run; the script keeps the map of one chosen case (the first of CASES that failed)
+# under the name above, and prints which one.
 # A missing barrier is a race: its values may come out right on a given run. The script then
 # tries fresh random case sets (seeds 1, 2, 3) and says so if the race never showed.
 #
@@ -25,6 +26,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cmake --build --preset gpu --target grader solution01 solution03 >/dev/null
+scripts/wrong-submissions.sh "$tmp/wrong" halo-off-by-one missing-barrier partial-output
 
 # submission, lab, the cases to prefer (in order), extra grade flags per attempt
 examples=(
@@ -40,7 +42,7 @@ for line in "${examples[@]}"; do
     dir="$tmp/$name-$attempt"
     flags=()
     [[ "$attempt" != public ]] && flags=(--random-seed "$attempt" --random-count 20)
-    "$build/bin/grader" grade --submission "tests/fixtures/wrong_submissions/$name" --labs "$lab" \
+    "$build/bin/grader" grade --submission "$tmp/wrong/$name" --labs "$lab" \
       --error-map "$dir" ${flags[@]+"${flags[@]}"} >"$tmp/$name-$attempt.log" 2>&1 || true
     [[ -d "$dir" ]] || continue
     IFS=',' read -r -a preferred <<<"$cases"

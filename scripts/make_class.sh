@@ -2,7 +2,8 @@
 # Builds a class of full seven-lab submissions into DIR, for measuring `grader batch` at class
 # scale (serial against pipelined): every submission has all seven lab folders, made from the
 # reference solutions, the stubs of labs/ and the wrong submissions of
-# tests/fixtures/wrong_submissions (each fixture's lab folders replace the solution's).
+# tests/fixtures/wrong_submissions (made by scripts/wrong-submissions.sh; each one's lab folders
+# replace the solution's).
 #
 #   scripts/make_class.sh DIR [N] [--distinct]
 #       N submissions (default 20, at least the fixtures + 4); --distinct starts every source
@@ -21,7 +22,11 @@ dir=${1:?usage: scripts/make_class.sh DIR [N] [--distinct]}
 n=${2:-20}
 distinct=${3:-}
 [[ -z "$distinct" || "$distinct" == --distinct ]] || { echo "make_class.sh: unknown option $distinct" >&2; exit 2; }
-fixtures=("$root"/tests/fixtures/wrong_submissions/*/)
+# The wrong submissions, made whole from their faults (scripts/wrong-submissions.sh).
+wrong=$(mktemp -d)
+trap 'rm -rf "$wrong"' EXIT
+"$root/scripts/wrong-submissions.sh" "$wrong"
+fixtures=("$wrong"/*/)
 (( n >= ${#fixtures[@]} + 4 )) || { echo "make_class.sh: N must be at least $(( ${#fixtures[@]} + 4 ))" >&2; exit 2; }
 if [[ -e "$dir" ]] && [[ -n "$(ls -A "$dir")" ]]; then
   echo "make_class.sh: $dir is not empty" >&2

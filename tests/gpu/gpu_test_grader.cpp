@@ -1,7 +1,8 @@
 // The grader on the GPU, end to end (docs/design.md, Targets and Grader contract): `grader grade --solutions` gives
 // full marks, the stubs get none, every deliberately wrong submission in
-// tests/fixtures/wrong_submissions/ is rejected for the reason its expect.json names, and a batch over
-// them runs to the end — in the sandbox, which the hostile ones among them cannot get out of.
+// tests/fixtures/wrong_submissions/ (made whole from its fault: tests/support/wrong_submissions.hpp)
+// is rejected for the reason its expect.json names, and a batch over them runs to the end — in
+// the sandbox, which the hostile ones among them cannot get out of.
 // Each test runs the real `grader` binary in a child process.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,6 +26,7 @@
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 #include "test_paths.hpp"
+#include "wrong_submissions.hpp"
 
 using namespace convlab::grader;
 using namespace std::chrono_literals;
@@ -35,7 +37,7 @@ namespace {
 
 using convlab::testing::kBin;
 const fs::path kSource = CONVLAB_SOURCE_DIR;
-const fs::path kWrong = kSource / "tests" / "fixtures" / "wrong_submissions";
+using convlab::testing::kWrongSubmissionFixtures;
 
 struct GraderRun {
   ProcessResult process;
@@ -227,7 +229,7 @@ TEST_CASE("gpu: the stubs get no points, each saying 'not implemented'", "[gpu][
 TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch completes", "[gpu][grader]") {
   std::map<std::string, json> expected;  // by folder name
   std::set<std::string> labs;
-  for (const auto& entry : fs::directory_iterator(kWrong)) {
+  for (const auto& entry : fs::directory_iterator(kWrongSubmissionFixtures)) {
     if (!entry.is_directory()) continue;
     std::ifstream in(entry.path() / "expect.json");
     REQUIRE(in);
@@ -236,6 +238,12 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
     expected[entry.path().filename().string()] = e;
   }
   REQUIRE(expected.size() >= 10);
+  // The submissions, made whole from their faults.
+  const fs::path wrong = fs::temp_directory_path() / "convlab-gpu-wrong-submissions";
+  fs::remove_all(wrong);
+  const ProcessResult made = convlab::testing::make_wrong_submissions(wrong);
+  INFO(made.output);
+  REQUIRE(made.exit_code == 0);
   std::string all_labs;
   for (const std::string& l : labs) all_labs += (all_labs.empty() ? "" : ",") + l;
 
@@ -260,7 +268,7 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
   {
     HostileBait bait;
     REQUIRE(bait.listening());
-    batch = run_grader({"batch", kWrong.string(), "--labs", all_labs, "--timeout", "10", "--build-dir",
+    batch = run_grader({"batch", wrong.string(), "--labs", all_labs, "--timeout", "10", "--build-dir",
                         build.string(), "--csv", csv.string()},
                        "batch", 1800s, reports.string());
   }
@@ -286,13 +294,13 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
   for (const json& student : students) {
     if (student.at("name") != "compile-error") continue;
     CHECK_THAT(lab_of(student, "02").at("build_message").get<std::string>(),
-               Catch::Contains("02-constant-mask/constant_mask.cu(9): error"));
+               Catch::Contains("02-constant-mask/constant_mask.cu(64): error"));
   }
 
   // 2. The faults that need a flag to be seen.
   for (const auto& [name, e] : expected) {
     if (e.at("grade_flags").empty()) continue;
-    std::vector<std::string> args = {"grade", "--submission", (kWrong / name).string(), "--labs", lab_list(e),
+    std::vector<std::string> args = {"grade", "--submission", (wrong / name).string(), "--labs", lab_list(e),
                                      "--timeout", "10", "--build-dir", build.string()};
     for (const json& flag : e.at("grade_flags")) args.push_back(flag);
     const GraderRun r = run_grader(args, name);
@@ -303,7 +311,7 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
 
   // 3. The cheat is stopped only by the grader hiding expected.npy: built the same way and run
   //    by hand on the public datasets (expected.npy next to every input), it "passes".
-  const GraderRun cheat = run_grader({"grade", "--submission", (kWrong / "reads-expected").string(), "--labs", "01",
+  const GraderRun cheat = run_grader({"grade", "--submission", (wrong / "reads-expected").string(), "--labs", "01",
                                       "--timeout", "10", "--build-dir", build.string()},
                                      "cheat");
   INFO(tail(cheat.process.output));
@@ -320,7 +328,7 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
   fs::remove_all(alone);
   fs::create_directories(alone);
   for (const auto& [name, e] : expected) {
-    if (e.contains("without_host_code_check")) fs::copy(kWrong / name, alone / name, fs::copy_options::recursive);
+    if (e.contains("without_host_code_check")) fs::copy(wrong / name, alone / name, fs::copy_options::recursive);
   }
   REQUIRE_FALSE(fs::is_empty(alone));
   GraderRun unchecked;
