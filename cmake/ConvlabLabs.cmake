@@ -1,7 +1,10 @@
-# The lab executables. Each lab NN is built twice from the same registration main
-# (common/src/lab_mains/labNN.cpp):
+# The lab executables, one pair per row of the lab registry (common/include/convlab/
+# lab_registry.hpp): a new lab adds its row there, not a line here. Each lab NN is built twice
+# from the same registration main (common/src/lab_mains/labNN.cpp):
 #   labNN       from ${CONVLAB_LABS_DIR}/NN-name/      (the stubs, or a student's submission)
 #   solutionNN  from ${CONVLAB_SOLUTIONS_DIR}/NN-name/ (the reference solutions)
+# Their sources are the .cu files of the project's stub folder labs/NN-name/ (the headers they
+# include are compiled with them); a solution and a submission hold the same files.
 # A submission build (CONVLAB_PREBUILT_HARNESS) has the labNN targets only.
 set(CONVLAB_LAB_TARGETS "")
 set(CONVLAB_LAB_KINDS lab solution)
@@ -10,7 +13,11 @@ if(CONVLAB_PREBUILT_HARNESS)
 endif()
 
 function(convlab_add_lab number folder)
-  set(sources ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS RELATIVE "${PROJECT_SOURCE_DIR}/labs/${number}-${folder}"
+       "${PROJECT_SOURCE_DIR}/labs/${number}-${folder}/*.cu")
+  if(NOT sources)
+    message(FATAL_ERROR "convlab: labs/${number}-${folder}/ (a row of the lab registry) has no .cu file")
+  endif()
   foreach(kind IN LISTS CONVLAB_LAB_KINDS)
     if(kind STREQUAL "lab")
       set(root "${CONVLAB_LABS_DIR}")
@@ -55,13 +62,15 @@ function(convlab_add_lab number folder)
   set(CONVLAB_LAB_TARGETS "${CONVLAB_LAB_TARGETS}" PARENT_SCOPE)
 endfunction()
 
-convlab_add_lab(01 naive naive.cu)
-convlab_add_lab(02 constant-mask constant_mask.cu)
-convlab_add_lab(03 tiled-output tiled_output.cu)
-convlab_add_lab(04 tiled-input tiled_input.cu)
-convlab_add_lab(05 tiled-cached-halo tiled_cached_halo.cu)
-convlab_add_lab(06 im2col unroll_gemm.cu fused_gemm.cu register_tiled_gemm.cu tf32_gemm.cu)
-convlab_add_lab(07 register-tiling register_tiling.cu)
+# The registry's rows, `{N, "NN-name", ...`: tests/cpu/test_lab_registry.cpp checks that this
+# pattern finds every lab of kLabs.
+set(_convlab_registry "${PROJECT_SOURCE_DIR}/common/include/convlab/lab_registry.hpp")
+set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_convlab_registry}")
+file(STRINGS "${_convlab_registry}" _convlab_rows REGEX "^ *\\{[0-9]+, \"[0-9][0-9]-[A-Za-z0-9-]+\"")
+foreach(_row IN LISTS _convlab_rows)
+  string(REGEX MATCH "\"([0-9][0-9])-([A-Za-z0-9-]+)\"" _ "${_row}")
+  convlab_add_lab(${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+endforeach()
 # Lab 07 reads the tuning file made for its own kernel source and compiles the tuned
 # configurations it was not built with at run time (NVRTC), both through the autotuner's
 # library (TunedDispatch); the origin picks the tuning file (build/tuning/lab07-<gpu>.json for

@@ -6,7 +6,9 @@
 ///        launch configuration of lab_config.hpp the lab's kernels use.
 ///
 /// A new lab adds one row here, its folders under labs/ and solutions/, and its registration in
-/// common/src/lab_mains/labNN.cpp, which pairs these names, in this order, with its functions.
+/// common/src/lab_mains/labNN.cpp, which pairs these names, in this order, with its functions
+/// (docs/architecture.md lists every place). CMake makes its executables from the row
+/// (cmake/ConvlabLabs.cmake reads the lines `{N, "NN-name", ...`: keep a row's start so).
 #pragma once
 
 #include <array>
