@@ -21,12 +21,12 @@ struct Lab07Variant {
 
 /// Every variant analysed on one height × width image with a K×K mask.
 struct Lab07Report {
-  int height = 0;
-  int width = 0;
+  int height = 0;               ///< H, the image's rows
+  int width = 0;                ///< W, its columns
   int mask = 0;                 ///< K
   std::string origin;           ///< where the image came from ("case ..."), "" if typed in
   std::string configurations;   ///< where the configurations came from (a tuning file, the defaults)
-  std::vector<Lab07Variant> variants;
+  std::vector<Lab07Variant> variants;            ///< the lab's variants, in the registry's order
   std::vector<RegisterTilingAnalysis> analyses;  ///< one per variant, in order
 };
 
