@@ -86,10 +86,10 @@ endif()
 if(TARGET convlab_solution07_kernels)
   target_compile_definitions(convlab_solution07_kernels PRIVATE CONVLAB_LAB07_ORIGIN="solutions")
 endif()
-# Labs 06 and 07: the launchers (the same files as the labs') report unwritten steps with
+# Labs 06–08: the launchers (the same files as the labs') report unwritten steps with
 # not_implemented(), which the runner library defines: programs that link the kernels without the
 # runner (the benchmarks, the GPU tests) need it too.
-foreach(_stepped_kernels convlab_solution06_kernels convlab_solution07_kernels)
+foreach(_stepped_kernels convlab_solution06_kernels convlab_solution07_kernels convlab_solution08_kernels)
   if(TARGET ${_stepped_kernels})
     target_link_libraries(${_stepped_kernels} PUBLIC convlab::runner)
   endif()

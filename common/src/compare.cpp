@@ -10,7 +10,8 @@
 namespace convlab {
 
 double allowed_error(std::size_t terms, double abs_sum, Tolerance tol) {
-  return static_cast<double>(terms) * tol.unit_roundoff * abs_sum + 1e-30;
+  const std::size_t n = std::max(terms, static_cast<std::size_t>(tol.min_terms));
+  return static_cast<double>(n) * tol.unit_roundoff * abs_sum + 1e-30;
 }
 
 const char* output_class_name(OutputClass c) {

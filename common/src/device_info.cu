@@ -1,5 +1,6 @@
-// Device query and the two measured ceilings of the roofline: a float4 device-to-device copy
-// (bandwidth) and a loop of independent FMAs (compute).
+// Device query and the measured ceilings of the roofline: a float4 device-to-device copy
+// (bandwidth), a loop of independent FMAs (compute on CUDA cores) and a loop of independent TF32
+// tensor-core MMAs (compute on tensor cores, compute capability 8.0 and later).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,6 +38,37 @@ __global__ void fma_loop(float* out, float a, float b) {
   float sum = 0;
 #pragma unroll
   for (int c = 0; c < kChains; ++c) sum += acc[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// kMmaChains independent 16×8 accumulator tiles per warp keep the tensor cores' pipeline full;
+// operands stay in registers, so nothing but the MMAs is measured.
+constexpr int kMmaChains = 8;
+constexpr int kMmaIterations = 2048;
+constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 8;  // mma.m16n8k8: a 16×8×8 product, 2 flops per multiply-add
+
+__global__ void tf32_mma_loop(float* out, float x) {
+  float d[kMmaChains][4] = {};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const float v = x + 1e-3f * static_cast<float>(threadIdx.x % 32);  // ordinary numbers, ~1
+  const unsigned a0 = __float_as_uint(v), a1 = __float_as_uint(v * 0.5f), a2 = __float_as_uint(v * 0.25f),
+                 a3 = __float_as_uint(v * 0.125f), b0 = __float_as_uint(1.0f - v), b1 = __float_as_uint(v - 2.0f);
+  for (int i = 0; i < kMmaIterations; ++i) {
+#pragma unroll
+    for (int c = 0; c < kMmaChains; ++c) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+          "{%0,%1,%2,%3};\n"
+          : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+  }
+#else
+  (void)x;
+#endif
+  float sum = 0;
+#pragma unroll
+  for (int c = 0; c < kMmaChains; ++c) sum += d[c][0] + d[c][1] + d[c][2] + d[c][3];
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
 
@@ -132,6 +164,16 @@ Ceilings measure_ceilings() {
   }, opt);
   const double flops = 2.0 * kChains * kFmaIterations * static_cast<double>(blocks) * threads;
   c.fma_flops_per_s = flops / (fma.median_ms * 1e-3);
+
+  if (dev->cc_major >= 8) {
+    const int mma_blocks = dev->sm_count * 8;  // 8 warps per block: 64 warps per SM, 16 per scheduler
+    const TimingStats mma = time_kernel([&] {
+      tf32_mma_loop<<<mma_blocks, threads>>>(out.data(), 1.0f);
+      CUDA_CHECK(cudaGetLastError());
+    }, opt);
+    const double mmas = static_cast<double>(kMmaChains) * kMmaIterations * mma_blocks * (threads / 32);
+    c.tf32_mma_flops_per_s = mmas * kFlopsPerMma / (mma.median_ms * 1e-3);
+  }
   return c;
 }
 

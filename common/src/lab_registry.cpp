@@ -25,7 +25,7 @@ LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*
   LabDescription d{lab.executable(), lab.title, {}, {}};
   for (std::size_t i = 0; i < functions.size(); ++i) {
     const labs::VariantEntry& v = lab.variants[i];
-    d.conv2d.push_back({v.name, functions[i], lab.mask_widths, v.tolerance});
+    d.conv2d.push_back({v.name, functions[i], lab.mask_widths, v.tolerance, v.tensor_cores});
   }
   return d;
 }
@@ -35,7 +35,7 @@ LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*
   LabDescription d{lab.executable(), lab.title, {}, {}};
   for (std::size_t i = 0; i < functions.size(); ++i) {
     const labs::VariantEntry& v = lab.variants[i];
-    d.conv_layer.push_back({v.name, functions[i], kMaxMaskWidth, v.tolerance});
+    d.conv_layer.push_back({v.name, functions[i], kMaxMaskWidth, v.tolerance, v.tensor_cores});
   }
   return d;
 }

@@ -472,11 +472,11 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
   j["variants"] = json::array();
   for (const auto& v : lab.conv2d) {
     j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", v.masks.widths()},
-                             {"tolerance", tolerance_json(v.tolerance)}});
+                             {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}});
   }
   for (const auto& v : lab.conv_layer) {
     j["variants"].push_back({{"name", v.name}, {"problem", "conv_layer"}, {"max_mask_width", v.max_mask_width},
-                             {"tolerance", tolerance_json(v.tolerance)}});
+                             {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}});
   }
   write_json(path, j);
 }
@@ -641,6 +641,9 @@ void print_device_line(const LabDescription& lab, const DeviceInfo& device, cons
   if (ctx.ceilings) {
     fmt::print("; measured copy {:.0f} GB/s, FMA {:.1f} TFLOP/s", ctx.ceilings->copy_bytes_per_s / 1e9,
                ctx.ceilings->fma_flops_per_s / 1e12);
+    if (ctx.ceilings->tf32_mma_flops_per_s > 0) {
+      fmt::print(", TF32 mma.sync {:.0f} TFLOP/s", ctx.ceilings->tf32_mma_flops_per_s / 1e12);
+    }
   }
   fmt::print("\n");
 }

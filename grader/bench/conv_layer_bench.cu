@@ -1,4 +1,4 @@
-// conv_layer_bench — lab 06's steps against cuDNN and cuBLAS, in one run, on one GPU.
+// conv_layer_bench — labs 06 and 08 against cuDNN and cuBLAS, in one run, on one GPU.
 //
 //   build/bin/conv_layer_bench                       # the four benchmark layers (docs/design.md, Targets)
 //   build/bin/conv_layer_bench --layer 8,64,64,56,56,3,1,1,1 --repeats 50 --json out.json
@@ -14,7 +14,9 @@
 //   * the stretch steps: TF32 tensor cores, and the fused bias + ReLU epilogue against step 3
 //     followed by a separate bias + ReLU kernel (the blog's kernel fusion);
 //   * TF32, where a peer offers it: cuDNN with tensor-core math allowed (its fastest algorithm)
-//     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step.
+//     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step;
+//   * lab 08 (solutions/08-tensor-cores): step 1 (1xTF32, checked as TF32) and step 2 (3xTF32,
+//     checked as float32), against cuDNN's fastest FP32 algorithm (Winograd included).
 // Every output is checked against step 2's (within 2·n·u·S of each other, S = Σ|term| computed
 // by step 3 on |X| and |W|; TF32 adds n·2^-11·S), so a fast wrong answer cannot slip into the table.
 // Performance counts 2·B·M·Ho·Wo·C·K² flops (the direct convolution's multiply-adds) for everyone.
@@ -283,6 +285,9 @@ class LayerBench {
     }
     out.push_back(measure("stretch: TF32 tensor cores", "W split hi+lo", [&] { lab::conv_layer_tf32_tensor_core(args(y)); },
                           1.0 / 2048.0));
+    out.push_back(measure("lab 08 step 1 TF32", "1xTF32 mma.sync", [&] { convlab::lab08::conv_layer_tf32(args(y)); },
+                          1.0 / 2048.0));
+    out.push_back(measure("lab 08 step 2 3xTF32", "3xTF32 mma.sync", [&] { convlab::lab08::conv_layer_tf32x3(args(y)); }));
     out.push_back(measure("stretch: step 3 + bias + ReLU pass", "2 kernels", [&] {
       lab::conv_layer_register_tiled_with(args(y), lab::register_tiled_plan(s_, false));
       bias_relu_pass<<<grid_for(Y_.size()), 256>>>(y, bias_.data(), s_.filters, s_.out_height() * s_.out_width(), Y_.size());
@@ -363,7 +368,7 @@ std::string cell(const Measurement* m, const Measurement* cudnn) {
 
 int main(int argc, char** argv) {
   Options opt;
-  CLI::App app{"conv_layer_bench: lab 06's steps against cuDNN (FP32, FMA math) and cuBLAS SGEMM on the unroll"};
+  CLI::App app{"conv_layer_bench: labs 06 and 08 against cuDNN (FP32 FMA math, TF32) and cuBLAS SGEMM on the unroll"};
   app.add_option("--layer", opt.layers, "B,C,M,H,W,K,S,P,D (repeatable); default: the four benchmark layers of docs/design.md, Targets");
   app.add_option("--warmup", opt.warmup, "untimed runs before timing")->check(CLI::Range(0, 100));
   app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
@@ -441,8 +446,8 @@ int main(int argc, char** argv) {
 
   // The summary: TFLOP/s (percent of cuDNN's).
   fmt::print("\n## {} — TFLOP/s (percent of cuDNN FP32 FMA)\n\n", device->name);
-  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family | TF32: lab 06 | TF32: cuDNN | TF32: unroll + cuBLAS |\n");
-  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family | TF32: lab 06 | TF32: cuDNN | TF32: unroll + cuBLAS | lab 08 TF32 | lab 08 3xTF32 |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {
     const Measurement* cudnn = find_ok(ms, "cuDNN (FP32 FMA math)");
     const Measurement* best = nullptr;
@@ -450,7 +455,7 @@ int main(int argc, char** argv) {
       if ((m.method == "step 3 with plan") && m.error.empty() && m.bad == 0 && (!best || m.tflops > best->tflops)) best = &m;
     }
     const Measurement* gemm_family = find_ok(ms, "cuDNN GEMM family (FP32 FMA)");
-    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
                cudnn ? fmt::format("{:.1f} ({}){}", cudnn->tflops, cudnn->detail, cudnn->bad ? " (CHECK FAILED)" : "")
                      : "—",
                cell(find_ok(ms, "step 1 unroll + tiled GEMM"), cudnn), cell(find_ok(ms, "step 2 fused unroll + GEMM"), cudnn),
@@ -461,7 +466,8 @@ int main(int argc, char** argv) {
                gemm_family ? fmt::format("{} {}", cell(gemm_family, cudnn), gemm_family->detail) : "—",
                cell(find_ok(ms, "stretch: TF32 tensor cores"), cudnn),
                cell(find_ok(ms, "cuDNN (TF32 tensor cores)"), cudnn),
-               cell(find_ok(ms, "cuBLAS TF32 on the unroll"), cudnn));
+               cell(find_ok(ms, "cuBLAS TF32 on the unroll"), cudnn), cell(find_ok(ms, "lab 08 step 1 TF32"), cudnn),
+               cell(find_ok(ms, "lab 08 step 2 3xTF32"), cudnn));
   }
   fmt::print("\n## kernel fusion (ms)\n\n| layer | step 3 + bias/ReLU pass | fused epilogue |\n| --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {

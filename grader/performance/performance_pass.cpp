@@ -53,13 +53,13 @@ std::pair<double, double> bytes_and_flops(const CaseInfo& info) {
           2.0 * static_cast<double>(s.terms_per_output()) * static_cast<double>(s.pixels())};
 }
 
-// The roofline's time of the case on this GPU; a variant that may use tensor cores on purpose
-// (its tolerance is TF32's) is bounded by bandwidth alone.
+// The roofline's time of the case on this GPU; a variant that runs on tensor cores (the lab
+// registry says which) is bounded by bandwidth alone: FP32 FMA's peak is not its ceiling.
 double roofline_ms(const CaseInfo& info, const ReferenceTiming& ref, const VariantInfo& v) {
   if (ref.copy_gb_per_s <= 0 || ref.fma_gflop_per_s <= 0) return 0;
   const auto [bytes, flops] = bytes_and_flops(info);
   const double memory = bytes / (ref.copy_gb_per_s * 1e9);
-  const double compute = v.tolerance.unit_roundoff > Tolerance::fp32().unit_roundoff ? 0 : flops / (ref.fma_gflop_per_s * 1e9);
+  const double compute = v.tensor_cores ? 0 : flops / (ref.fma_gflop_per_s * 1e9);
   return 1e3 * std::max(memory, compute);
 }
 

@@ -112,8 +112,11 @@ std::string machine_lines(const json& bench) {
     }
   }
   s += fmt::format("Ceilings measured in the same run: copy **{:.0f} GB/s** (bytes read + written), FMA **{:.1f} "
-                   "TFLOP/s**.\n",
-                   num(c, "copy_bytes_per_s", 0) / 1e9, num(c, "fma_flops_per_s", 0) / 1e12);
+                   "TFLOP/s**{}.\n",
+                   num(c, "copy_bytes_per_s", 0) / 1e9, num(c, "fma_flops_per_s", 0) / 1e12,
+                   num(c, "tf32_mma_flops_per_s", 0) > 0
+                       ? fmt::format(", TF32 tensor cores (`mma.sync`) **{:.0f} TFLOP/s**", num(c, "tf32_mma_flops_per_s", 0) / 1e12)
+                       : "");
   return s;
 }
 
@@ -247,7 +250,7 @@ std::string bench_markdown(const json& bench) {
     }
   }
   const json& layers = bench.value("layers", json::object());
-  s += "\n## Convolution layers (lab 06 against cuDNN and cuBLAS)\n\n";
+  s += "\n## Convolution layers (labs 06 and 08 against cuDNN and cuBLAS)\n\n";
   if (layers.contains("error")) {
     s += fmt::format("Not measured: {}\n", str(layers, "error"));
   } else {

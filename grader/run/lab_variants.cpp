@@ -55,9 +55,12 @@ LabVariants parse_lab_variants(const json& j) {
       info.tolerance = Tolerance::fp32();
     } else if (tol == "tf32") {
       info.tolerance = Tolerance::tf32();
+    } else if (tol == "tf32x1") {
+      info.tolerance = Tolerance::tf32x1();
     } else {
       throw std::runtime_error(fmt::format("variant {}: unknown tolerance '{}'", info.name, tol));
     }
+    info.tensor_cores = v.value("tensor_cores", false);
     listing.variants.push_back(std::move(info));
   }
   if (listing.variants.empty()) throw std::runtime_error("the lab lists no variants");

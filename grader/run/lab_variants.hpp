@@ -27,6 +27,7 @@ struct VariantInfo {
   MaskWidths mask_widths;           ///< conv2d: the K it accepts
   int max_mask_width = 0;           ///< conv layer: the largest K it accepts
   Tolerance tolerance = Tolerance::fp32();
+  bool tensor_cores = false;        ///< runs on tensor cores: bounded by bandwidth, not FP32 FMA
   /// Whether the runner runs this variant on `info` (it skips a mask width it does not accept).
   [[nodiscard]] bool accepts(const CaseInfo& info) const;
 };

@@ -36,6 +36,16 @@ TEST_CASE("compare: the tolerance formula is n*u*S + 1e-30", "[compare]") {
   CHECK(allowed_error(100, 0.0, Tolerance::fp32()) == 1e-30);
 }
 
+TEST_CASE("compare: 1xTF32 counts n as at least 3, the two roundings of a single product", "[compare]") {
+  CHECK(allowed_error(1, 1.0, Tolerance::tf32x1()) == 3 * 0x1p-11 + 1e-30);
+  CHECK(allowed_error(2, 1.0, Tolerance::tf32x1()) == 3 * 0x1p-11 + 1e-30);
+  CHECK(allowed_error(3, 1.0, Tolerance::tf32x1()) == 3 * 0x1p-11 + 1e-30);
+  CHECK(allowed_error(4, 1.0, Tolerance::tf32x1()) == 4 * 0x1p-11 + 1e-30);
+  // The other rules take n as it is.
+  CHECK(allowed_error(1, 1.0, Tolerance::tf32()) == 0x1p-11 + 1e-30);
+  CHECK(allowed_error(1, 1.0, Tolerance::fp32()) == 0x1p-24 + 1e-30);
+}
+
 TEST_CASE("compare: an exact output passes and says so", "[compare]") {
   const CompareResult r = Fixture{}.run();
   CHECK(r.ok());

@@ -37,7 +37,7 @@ std::string error_of(const json& j) {
 TEST_CASE("rubric: the default rubric parses and covers every lab", "[grader][rubric]") {
   const Rubric r = load_rubric(default_rubric_path());
   CHECK(r.source == default_rubric_path().string());
-  for (const char* lab : {"01", "02", "03", "04", "05", "06", "07"}) {
+  for (const char* lab : {"01", "02", "03", "04", "05", "06", "07", "08"}) {
     INFO(lab);
     CHECK(r.points(lab).correctness > 0);
     CHECK(r.points(lab).performance > 0);

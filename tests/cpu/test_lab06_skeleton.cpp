@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -39,27 +38,6 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-// The code of a file: from its first #include or #pragma (the header comments differ: one is the
-// assignment, the other the reference's notes) up to the solution's "Beyond the lab" part.
-std::string code_of(const std::string& text) {
-  const std::size_t include = text.find("\n#include");
-  const std::size_t pragma = text.find("\n#pragma once");
-  const std::size_t at = std::min(include, pragma);
-  REQUIRE(at != std::string::npos);
-  const std::size_t beyond = text.find("\n// ---- Beyond the lab ----");
-  return text.substr(at, beyond == std::string::npos ? std::string::npos : beyond - at);
-}
-
-// The steps' flags: "3a" -> false for `inline constexpr bool kStep3aWritten = false;`.
-std::map<std::string, bool> written_flags(const std::string& text) {
-  static const std::regex flag(R"(constexpr\s+bool\s+kStep(\d+[a-z]?)Written\s*=\s*(true|false)\s*;)");
-  std::map<std::string, bool> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator(); ++it) {
-    out[(*it)[1]] = (*it)[2] == "true";
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("lab06 skeleton: the stubs and the solution mark the same steps with the same titles", "[lab06][skeleton]") {
@@ -87,9 +65,9 @@ TEST_CASE("lab06 skeleton: outside the step markers each stub is the solution's 
     INFO(file);
     const std::string stub = read(kLab / file);
     const std::string solution = read(kSolution / file);
-    CHECK(code_of(without_step_bodies(stub, "stub")) == code_of(without_step_bodies(solution, "solution")));
+    CHECK(code_of(without_step_bodies(stub, "stub"), file) == code_of(without_step_bodies(solution, "solution"), file));
     // Every step spliced in: the solution's code, character for character.
-    CHECK(code_of(splice_all_steps(stub, solution)) == code_of(solution));
+    CHECK(code_of(splice_all_steps(stub, solution), file) == code_of(solution, file));
   }
   // One step spliced: that step's code; the others are still the stub's.
   const std::string stub = read(kLab / "register_tiles.cuh");

@@ -25,7 +25,9 @@ TEST_CASE("lab registry: every lab once, in number order, with the runner's vari
   CHECK(labs::find_lab(5)->variants[0].name == std::string("cached_halo"));
   CHECK(labs::find_lab("lab07")->mask_widths == kRegisterTilingMaskWidths);
   CHECK(labs::find_lab(6)->variant("tf32_tensor_core")->tolerance.name == std::string("tf32"));
-  CHECK(labs::find_lab(8) == nullptr);
+  CHECK(labs::find_lab(8)->variant("tf32")->tolerance.name == std::string("tf32x1"));
+  CHECK(labs::find_lab(8)->variant("tf32x3")->tolerance.name == std::string("fp32"));
+  CHECK(labs::find_lab(9) == nullptr);
   CHECK(labs::find_lab("lab5") == nullptr);
 }
 

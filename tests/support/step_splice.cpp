@@ -72,4 +72,22 @@ std::string without_step_bodies(const std::string& text, const std::string& name
   return out;
 }
 
+std::string code_of(const std::string& text, const std::string& name) {
+  const std::size_t include = text.find("\n#include");
+  const std::size_t pragma = text.find("\n#pragma once");
+  const std::size_t at = std::min(include, pragma);
+  if (at == std::string::npos) throw std::runtime_error(name + ": no #include or #pragma once line");
+  const std::size_t beyond = text.find("\n// ---- Beyond the lab ----");
+  return text.substr(at, beyond == std::string::npos ? std::string::npos : beyond - at);
+}
+
+std::map<std::string, bool> written_flags(const std::string& text) {
+  static const std::regex flag(R"(constexpr\s+bool\s+kStep(\d+[a-z]?)Written\s*=\s*(true|false)\s*;)");
+  std::map<std::string, bool> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator(); ++it) {
+    out[(*it)[1]] = (*it)[2] == "true";
+  }
+  return out;
+}
+
 }  // namespace convlab::testing

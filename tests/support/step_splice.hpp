@@ -36,4 +36,13 @@ std::string splice_all_steps(const std::string& skeleton, const std::string& sol
 /// the solution must agree on.
 std::string without_step_bodies(const std::string& text, const std::string& name);
 
+/// The code of a lab file: from its first `#include` or `#pragma once` line (the header comments
+/// of a stub and its solution differ: one is the assignment, the other the reference's notes) up
+/// to a solution's "// ---- Beyond the lab ----" part. @throws std::runtime_error naming `name`
+/// when the file has neither line.
+std::string code_of(const std::string& text, const std::string& name);
+
+/// The steps' flags of a lab file: "3a" -> false for `inline constexpr bool kStep3aWritten = false;`.
+std::map<std::string, bool> written_flags(const std::string& text);
+
 }  // namespace convlab::testing

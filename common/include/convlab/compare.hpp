@@ -22,14 +22,19 @@ inline constexpr std::uint32_t kPoisonBits = 0xFFFFFFFFu;
 /// Unit roundoff of the arithmetic a variant uses on purpose.
 struct Tolerance {
   double unit_roundoff;  ///< u
-  const char* name;      ///< "fp32" or "tf32"
+  const char* name;      ///< "fp32", "tf32" or "tf32x1"
+  int min_terms = 1;     ///< n is counted as at least this (see tf32x1)
   /// float32: u = 2^-24.
   static constexpr Tolerance fp32() { return {1.0 / 16777216.0, "fp32"}; }
-  /// TF32 tensor cores (10 explicit mantissa bits): u = 2^-11.
+  /// TF32 tensor cores (10 explicit mantissa bits), one operand of each product kept exact
+  /// (lab 06's stretch step splits the weights): u = 2^-11.
   static constexpr Tolerance tf32() { return {1.0 / 2048.0, "tf32"}; }
+  /// TF32 tensor cores with both operands rounded (1xTF32, lab 08 step 1): each product may be
+  /// off by 2u + u², so n counts as at least 3 (docs/design.md, Tolerance, derives it).
+  static constexpr Tolerance tf32x1() { return {1.0 / 2048.0, "tf32x1", 3}; }
 };
 
-/// The allowed absolute error of one output: `n·u·S + 1e-30`.
+/// The allowed absolute error of one output: `max(n, tol.min_terms)·u·S + 1e-30`.
 /// @param terms n, multiply-adds per output
 /// @param abs_sum S = Σ|term|
 /// @param tol the unit roundoff u of the arithmetic

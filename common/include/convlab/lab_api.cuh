@@ -1,5 +1,5 @@
 /// @file lab_api.cuh
-/// @brief The interface every lab implements: argument structs and the functions of labs 01–07.
+/// @brief The interface every lab implements: argument structs and the functions of labs 01–08.
 ///
 /// A lab source file includes this header and defines the functions declared for its lab.
 /// All pointers are device pointers; inputs are already on the GPU and the output buffer has
@@ -24,7 +24,7 @@ struct Conv2dArgs {
   int mask_width;  ///< K, one the lab's row of convlab/lab_registry.hpp takes (`labNN --list` prints them)
 };
 
-/// Arguments of a conv-layer lab (lab 06).
+/// Arguments of a conv-layer lab (labs 06 and 08).
 struct ConvLayerArgs {
   const float* X;        ///< input, [B][C][H][W]
   const float* W;        ///< weights, [M][C][K][K]
@@ -88,5 +88,11 @@ void conv2d_constant_filter(const Conv2dArgs& a);  ///< step 4: the mask in __co
 void conv2d_shared_input(const Conv2dArgs& a);     ///< step 5: shared→register instead of global→register
 void conv2d_register_tiled(const Conv2dArgs& a);   ///< step 6: the autotuned choice per mask width
 }  // namespace lab07
+
+// --- Lab 08: conv layers on tensor cores, TF32 and FP32-accurate 3xTF32.
+namespace lab08 {
+void conv_layer_tf32(const ConvLayerArgs& a);    ///< step 1: implicit GEMM on TF32 tensor cores (1xTF32)
+void conv_layer_tf32x3(const ConvLayerArgs& a);  ///< step 2: three TF32 products per product, FP32-accurate
+}  // namespace lab08
 
 }  // namespace convlab

@@ -31,12 +31,14 @@ enum class LabConfig {
   tiled_cached_halo,    ///< strategy 3, kLab05TileWidth (lab 05)
   im2col,               ///< lab 06's GEMM tiles (its own files; not in the analysis model)
   register_tiling,      ///< lab 07's tuned tiles (lab07_config.hpp; not in the analysis model)
+  tensor_cores,         ///< lab 08's tensor-core tiles (lab08_config.hpp)
 };
 
 /// One variant (one function) of a lab.
 struct VariantEntry {
   const char* name = nullptr;              ///< "cached_halo": the name in every report
   Tolerance tolerance = Tolerance::fp32(); ///< the arithmetic it uses on purpose
+  bool tensor_cores = false;  ///< runs on tensor cores: no FP32 FMA bound on its time
 };
 
 /// One lab.
@@ -66,7 +68,7 @@ struct LabEntry {
 };
 
 /// Every lab, by number.
-inline constexpr std::array<LabEntry, 7> kLabs = {{
+inline constexpr std::array<LabEntry, 8> kLabs = {{
     {1, "01-naive", "naive convolution, everything in global memory", Problem::conv2d, kOddMaskWidths,
      LabConfig::untiled_global_mask,
      {{{"no_restrict"}, {"mask_restrict"}, {"input_restrict"}, {"both_restrict"}}}, 4},
@@ -85,12 +87,14 @@ inline constexpr std::array<LabEntry, 7> kLabs = {{
        {"transposed_float4"},
        {"async_copies"},
        {"register_tiled"},
-       {"tf32_tensor_core", Tolerance::tf32()}}},
+       {"tf32_tensor_core", Tolerance::tf32(), true}}},
      7},
     {7, "07-register-tiling", "register tiling", Problem::conv2d, kRegisterTilingMaskWidths,
      LabConfig::register_tiling,
      {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
      6},
+    {8, "08-tensor-cores", "convolution layers on tensor cores", Problem::conv_layer, kAllMaskWidths,
+     LabConfig::tensor_cores, {{{"tf32", Tolerance::tf32x1(), true}, {"tf32x3", Tolerance::fp32(), true}}}, 2},
 }};
 
 /// The lab numbered `number`, or nullptr.

@@ -35,6 +35,7 @@ struct Conv2dVariant {
   void (*run)(const Conv2dArgs&);   ///< the lab's function
   MaskWidths masks = kOddMaskWidths;         ///< mask widths it accepts; others are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
+  bool tensor_cores = false;                 ///< runs on tensor cores (lab_registry.hpp)
 };
 
 /// One function of a conv-layer lab.
@@ -43,6 +44,7 @@ struct ConvLayerVariant {
   void (*run)(const ConvLayerArgs&);         ///< the lab's function
   int max_mask_width = 17;                   ///< larger masks are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
+  bool tensor_cores = false;                 ///< runs on tensor cores (lab_registry.hpp)
 };
 
 /// A lab, as its runner sees it.

@@ -180,7 +180,8 @@ std::optional<Config> config_for_lab(const std::string& lab, int height, int wid
       return config_2d(Strategy::tiled3, height, width, mask_width, kLab05TileWidth);
     case labs::LabConfig::im2col:
     case labs::LabConfig::register_tiling:
-      return std::nullopt;  // not in the analysis model
+    case labs::LabConfig::tensor_cores:
+      return std::nullopt;  // conv2d tiling configurations only
   }
   return std::nullopt;
 }

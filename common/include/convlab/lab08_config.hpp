@@ -1,0 +1,67 @@
+/// @file lab08_config.hpp
+/// @brief Lab 08's launch configuration on the host: the tensor-core implicit GEMM's block and
+///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
+///        shortest reduction it gives the tensor cores at FP32 accuracy; one place that the
+///        lab's launchers and the analysis model both read, as lab06_config.hpp is for lab 06.
+#pragma once
+
+#include <algorithm>
+
+#include "convlab/shapes.hpp"
+
+namespace convlab::lab08 {
+
+/// The arithmetic a step runs on the tensor cores (docs/design.md, Tolerance).
+enum class Precision {
+  tf32,    ///< step 1, "1xTF32": both operands rounded to TF32, one product
+  tf32x3,  ///< step 2, "3xTF32": both split into big + small TF32 parts, three products
+};
+
+/// The tensor-core instruction: `mma.sync.aligned.m16n8k8` with TF32 operands and float32
+/// accumulators multiplies a 16×8 tile of A by an 8×8 tile of B.
+inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;
+
+/// A block's tile of Y (rows: filters m; columns: output positions n of the whole batch):
+/// BM × kBlockN, BM = 128, or 64 when the layer has at most 64 filters.
+inline constexpr int kBlockN = 128;
+/// The depth of one reduction slice in shared memory: two k-steps of the MMA.
+inline constexpr int kSliceDepth = 16;
+/// Slices in flight (cp.async), one being multiplied.
+inline constexpr int kStages = 3;
+/// 8 warps as 2 (m) × 4 (n); a warp's tile is (BM/2) × 32: (BM/32) × 4 MMA tiles.
+inline constexpr int kWarpsM = 2, kWarpsN = 4;
+inline constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+/// Shared-memory row pitch in floats: BM or kBlockN plus 8, so that the pitch is 8 (mod 32)
+/// and a warp's fragment load (rows k + tig, columns base + gid, tig < 4, gid < 8) touches 32
+/// different banks.
+inline constexpr int kPad = 8;
+
+/// Shared memory of one block: kStages slices of As [kSliceDepth][BM + kPad] and
+/// Bs [kSliceDepth][kBlockN + kPad] (above the 48 KB of static shared memory for BM = 128, so
+/// the launcher opts in to more).
+constexpr int shared_bytes(int bm) { return kStages * kSliceDepth * (bm + kPad + kBlockN + kPad) * 4; }
+
+/// 3xTF32 reaches FP32 accuracy only when the reduction is long enough: each product carries up
+/// to about 12 units of float32 roundoff from the parts it drops (docs/design.md, Tolerance), and
+/// the FP32 rule allows n units per output. Shorter reductions (C·K·K < this) run on the FP32
+/// CUDA cores instead; they are a few multiply-adds per output, not tensor-core work.
+inline constexpr int kMinTensorCoreTerms = 16;
+
+/// Block tile rows for a layer of `filters` output channels.
+constexpr int block_m(int filters) { return filters <= 64 ? 64 : 128; }
+
+/// How many blocks share one output's reduction (split-K, atomic adds into a zeroed Y): enough
+/// that every SM gets a block, while each split keeps at least 8 slices to pipeline.
+/// @param s the layer (validated by the caller)
+/// @param sms streaming multiprocessors of the GPU
+inline int split_k(const ConvLayerShape& s, int sms) {
+  const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
+  const long long tiles = ((n + kBlockN - 1) / kBlockN) * ((s.filters + block_m(s.filters) - 1) / block_m(s.filters));
+  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
+  if (tiles >= sms) return 1;
+  const long long want = (sms + tiles - 1) / tiles;
+  return static_cast<int>(std::max(1LL, std::min(want, slices / 8)));
+}
+
+}  // namespace convlab::lab08

@@ -1,0 +1,92 @@
+/// @file analysis_tensor_cores.hpp
+/// @brief The analysis model of lab 08's steps (solutions/08-tensor-cores/): the tensor-core
+///        instructions each step issues, the global traffic of its (lab 06 step 3c) loader, the
+///        three rooflines it can meet — bandwidth, the FP32 FMA peak lab 06 is held to, the TF32
+///        tensor-core peak — and the worst-case error of its arithmetic against the FP32 and TF32
+///        rules (docs/design.md, Tolerance).
+///
+/// ## The steps, as written
+/// Both run one kernel: block tile BM × 128 of Y (BM from lab08::block_m), 16-deep slices, split-K
+/// from lab08::split_k; every slice of every tile is copied by cp.async exactly as lab 06 step 3
+/// copies it (analysis_im2col.hpp's register_tiled step with this plan), and multiplied by
+/// `mma.sync.m16n8k8` (16 × 8 × 8 multiply-adds) on whole tiles, ragged edges included:
+/// BM/16 · 128/8 · 16/8 MMAs per slice and block for step 1 (tf32), three times as many for step 2
+/// (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
+/// cores instead: no MMA, one FMA per useful multiply-add.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "convlab/analysis_im2col.hpp"
+#include "convlab/lab08_config.hpp"
+#include "convlab/shapes.hpp"
+
+namespace convlab::analysis {
+
+/// What one step of lab 08 issues, and how accurate its arithmetic is.
+struct TensorCoreStep {
+  std::string name;             ///< "tf32", "tf32x3" (the lab's variants)
+  int products = 1;             ///< TF32 products per product of the convolution: 1 or 3
+  bool on_cuda_cores = false;   ///< step 2 on a reduction too short for 3xTF32: float32 FMAs
+  long long mmas = 0;           ///< mma.sync.m16n8k8 instructions (warp-level) issued
+  double mma_flops = 0;         ///< 2 · 16 · 8 · 8 per MMA: the tensor cores' work, padding included
+  /// Worst-case |error| of one output in units of 2^-24·S (S = Σ|term|): see docs/design.md.
+  double error_bound_units = 0;
+  /// What the step's rule allows, in the same units: n for float32, max(n, 3)·2^13 for 1xTF32.
+  double allowed_units = 0;
+  /// The bound over what labs 01–07's FP32 rule (n·2^-24·S) allows: ≤ 1 means FP32-accurate.
+  double fp32_ratio = 0;
+};
+
+/// Lab 08 on one layer.
+struct TensorCoreAnalysis {
+  ConvLayerShape layer;        ///< the layer analysed
+  GemmPlan plan;               ///< BM × 128 × 16, split-K
+  int effective_splits = 1;    ///< splits after the launcher drops empty ones
+  long long n = 0;             ///< C·K·K: products per output
+  long long useful_fmas = 0;   ///< B·M·Ho·Wo·C·K²
+  long long issued_fmas = 0;   ///< multiply-adds of whole tiles, ragged edges included
+  long long async_copies = 0;  ///< cp.async copies issued (the loader of lab 06 step 3)
+  long long async_copies_read = 0;  ///< of which read global memory
+  long long global_stores = 0;      ///< floats written (an atomic add per split)
+  double compulsory_bytes = 0;      ///< X, W read once and Y written once
+  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3
+  /// The step of this name; @throws std::out_of_range
+  [[nodiscard]] const TensorCoreStep& step(const std::string& name) const;
+};
+
+/// The ceilings a step's time is held to (measured: convlab::Ceilings, `grader bench`).
+struct TensorCoreCeilings {
+  double copy_bytes_per_s = 0;      ///< device-to-device copy, bytes read + written per second
+  double fma_flops_per_s = 0;       ///< float32 FMA
+  double tf32_mma_flops_per_s = 0;  ///< TF32 mma.sync
+};
+
+/// A step's three lower bounds on time, in seconds.
+struct TensorCoreBounds {
+  double memory_s = 0;  ///< compulsory bytes / copy bandwidth
+  double fma_s = 0;     ///< useful flops / FMA peak: the best any float32 CUDA-core kernel can do
+  double mma_s = 0;     ///< the step's MMA flops / TF32 peak (FMA-bound for a CUDA-core fallback)
+  /// max(memory, mma): the step's own roofline.
+  [[nodiscard]] double roofline_s() const { return memory_s > mma_s ? memory_s : mma_s; }
+};
+
+/// Analyses lab 08's two steps on `layer`, launched as the solution launches them on a GPU of
+/// `sms` SMs. @throws std::invalid_argument for a bad layer or SM count
+TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms);
+
+/// The three bounds of `step` of `a` with these ceilings (a zero ceiling gives a zero bound).
+TensorCoreBounds tensor_core_bounds(const TensorCoreAnalysis& a, const TensorCoreStep& step, const TensorCoreCeilings& c);
+
+/// Worst-case error of 1xTF32 over n products, in units of 2^-24·S: both operands rounded
+/// (2·2^-11 + 2^-22 per product) and float32 accumulation that truncates (2^-23 per term).
+double tf32x1_error_units(long long n);
+
+/// Worst-case error of 3xTF32 (lab 08 step 2) over n products, in units of 2^-24·S: the dropped
+/// small·small product and the two split remainders (12 units per product), the rounding-to-nearest
+/// float32 additions of the big products (n/8: one per 8-deep k-step) and the tensor cores' own
+/// sums of 8 (2 units).
+double tf32x3_error_units(long long n);
+
+}  // namespace convlab::analysis

@@ -1,0 +1,54 @@
+/// @file mma_tf32.cuh
+/// @brief Lab 08 (given, do not edit): the two PTX instructions the lab's tensor-core steps are
+///        built from, wrapped, and which thread of a warp holds which element of their tiles.
+///
+/// PTX ISA, "Warp-level matrix multiply-accumulate instructions", mma.m16n8k8 with .tf32:
+///
+///   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32  d, a, b, c     D (16×8) = A (16×8) · B (8×8) + C
+///
+/// One instruction for the whole warp: each of its 32 threads hands in 4 registers of A, 2 of B
+/// and 4 of C, and gets 4 of D back. With g = lane / 4 (the "group", 0..7) and t = lane % 4
+/// (the thread in its group, 0..3):
+///
+///        A (16 rows × 8 k)                    B (8 k × 8 columns)        C, D (16 rows × 8 columns)
+///          k: t      t+4                        column g                  columns 2t, 2t+1
+///   row g    [a0]    [a2]               k = t    [b0]               row g    [d0, d1]
+///   row g+8  [a1]    [a3]               k = t+4  [b1]               row g+8  [d2, d3]
+///
+/// so lanes 0–3 hold row 0 of A (and column 0 of B), lanes 4–7 row 1, and so on. A TF32 number
+/// is a float32 with the low 13 of its 23 mantissa bits ignored: 10 explicit bits, unit roundoff
+/// u = 2^-11. The unit reads each A and B register as TF32; convert first (to_tf32) so that
+/// the rounding is to nearest rather than whatever the hardware does with the bits it ignores.
+/// The products of TF32 numbers are exact; the unit sums them into float32 accumulators.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace convlab::lab08 {
+
+/// x rounded to the nearest TF32 (ties away from zero), as the bits of a float32 whose low 13
+/// mantissa bits are zero: what an A or B register of mma_tf32 takes.
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  unsigned bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return bits;
+}
+
+/// The float32 value of a TF32 register (the same bits).
+__device__ __forceinline__ float tf32_value(unsigned bits) { return __uint_as_float(bits); }
+
+/// d += A · B for one 16×8×8 tile, the registers of this thread as drawn above: a[4] of A,
+/// b0 and b1 of B, d[4] of the accumulators (C = D).
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  __trap();  // the launchers refuse GPUs before compute capability 8.0
+#endif
+}
+
+}  // namespace convlab::lab08

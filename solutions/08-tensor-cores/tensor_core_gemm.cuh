@@ -1,0 +1,195 @@
+/// @file tensor_core_gemm.cuh
+/// @brief Lab 08, steps 1 and 2 (reference): lab 06's implicit GEMM with its multiply-adds on
+///        tensor cores. Same file as labs/08-tensor-cores/tensor_core_gemm.cuh, with the steps
+///        written.
+///
+/// Block tile BM × kBlockN of Y (BM = 128, or 64 for layers of at most 64 filters), reduction
+/// slices of kSliceDepth = 16 (two k-steps of the MMA), kStages of them in flight, 8 warps as
+/// 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8,
+/// whose accumulators its threads hold, 4 floats per tile each (mma_tf32.cuh's drawing).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "convlab/ceil_div.hpp"
+#include "convlab/lab08_config.hpp"
+#include "layer_tiles.cuh"
+#include "mma_tf32.cuh"
+
+namespace convlab::lab08 {
+
+using tiles::Geometry;
+
+/// Where this thread's MMA fragments lie in the block tile.
+struct WarpCoords {
+  int warp_m;  ///< 0..kWarpsM-1: the warp's rows are warp_m · BM/2 .. + BM/2
+  int warp_n;  ///< 0..kWarpsN-1: its columns are warp_n · 32 .. + 32
+  int gid;     ///< lane / 4: row g of A (and g + 8), column g of B
+  int tig;     ///< lane % 4: k = t and t + 4 of A and B; columns 2t, 2t + 1 of D
+};
+
+// ==== BEGIN STEP 1: TF32 fragments and MMAs ====
+inline constexpr bool kStep1Written = true;  // true once mma_step_tf32 is written
+
+/// Step 1: one k-step (k = kk .. kk + 7 of the slice) of the warp's MT × NT tiles, 1xTF32: every
+/// operand rounded to TF32, one MMA per tile. As[k][m] and Bs[k][n] are the slice in shared
+/// memory (lab 06 step 3b's layout: A transposed); acc[mt][nt][e] is element e of tile (mt, nt)
+/// as the drawing in mma_tf32.cuh numbers D's registers.
+template <int MT, int NT, int A_LD, int B_LD>
+__device__ __forceinline__ void mma_step_tf32(const float (&As)[kSliceDepth][A_LD], const float (&Bs)[kSliceDepth][B_LD],
+                                              int kk, const WarpCoords& w, float (&acc)[MT][NT][4]) {
+  unsigned b[NT][2];  // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int n = w.warp_n * 32 + nt * kMmaN + w.gid;
+    b[nt][0] = to_tf32(Bs[kk + w.tig][n]);
+    b[nt][1] = to_tf32(Bs[kk + w.tig + 4][n]);
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    const int m = w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid;
+    const unsigned a[4] = {to_tf32(As[kk + w.tig][m]), to_tf32(As[kk + w.tig][m + 8]),
+                           to_tf32(As[kk + w.tig + 4][m]), to_tf32(As[kk + w.tig + 4][m + 8])};
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) mma_tf32(acc[mt][nt], a, b[nt][0], b[nt][1]);
+  }
+}
+// ==== END STEP 1 ====
+
+// ==== BEGIN STEP 2: 3xTF32 ====
+inline constexpr bool kStep2Written = true;  // true once split_tf32 and mma_step_tf32x3 are written
+
+/// x as the sum of two TF32 numbers: big = x rounded to TF32, small = what is left, rounded
+/// again. x − big is exact in float32 (it has at most 13 significant bits), so big + small
+/// holds x's top 22 bits or so: x − big − small ≤ 2^-22·|x|.
+__device__ __forceinline__ void split_tf32(float x, unsigned& big, unsigned& small) {
+  big = to_tf32(x);
+  small = to_tf32(x - tf32_value(big));
+}
+
+/// Step 2: the same k-step in 3xTF32. A·B = (Ab + As)(Bb + Bs) ≈ Ab·Bb + Ab·Bs + As·Bb (the
+/// product of the two small parts, ~2^-22 of the product, is dropped). Following Ootomo and
+/// Yokota, the two small products go into their own accumulators `corr`, and the big product is
+/// computed from zero and added to `acc` by an ordinary float32 addition (round to nearest):
+/// the tensor cores' own accumulation truncates, which over a long reduction would drift.
+template <int MT, int NT, int A_LD, int B_LD>
+__device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A_LD], const float (&Bs)[kSliceDepth][B_LD],
+                                                int kk, const WarpCoords& w, float (&acc)[MT][NT][4],
+                                                float (&corr)[MT][NT][4]) {
+  unsigned b_big[NT][2], b_small[NT][2];  // as step 1's b[nt], split
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int n = w.warp_n * 32 + nt * kMmaN + w.gid;
+    split_tf32(Bs[kk + w.tig][n], b_big[nt][0], b_small[nt][0]);
+    split_tf32(Bs[kk + w.tig + 4][n], b_big[nt][1], b_small[nt][1]);
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    const int m = w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid;
+    const float a[4] = {As[kk + w.tig][m], As[kk + w.tig][m + 8], As[kk + w.tig + 4][m], As[kk + w.tig + 4][m + 8]};
+    unsigned a_big[4], a_small[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) split_tf32(a[e], a_big[e], a_small[e]);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      mma_tf32(corr[mt][nt], a_small, b_big[nt][0], b_big[nt][1]);
+      mma_tf32(corr[mt][nt], a_big, b_small[nt][0], b_small[nt][1]);
+      float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      mma_tf32(part, a_big, b_big[nt][0], b_big[nt][1]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[e];
+    }
+  }
+}
+// ==== END STEP 2 ====
+
+/// The kernel both steps run (given): lab 06 step 3c's pipeline — kStages slices in flight by
+/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3. Block
+/// (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the reduction;
+/// with more than one split (`atomic`) it adds its tile into a zeroed Y.
+/// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
+template <Precision P, int BM>
+__global__ void __launch_bounds__(kThreads)
+tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
+                 int k_tiles_per_split, bool atomic) {
+  constexpr int BN = kBlockN, BK = kSliceDepth;
+  constexpr int MT = BM / kWarpsM / kMmaM;  // MMA tiles per warp, down
+  constexpr int NT = BN / kWarpsN / kMmaN;  // and across
+  static_assert(BM == 64 || BM == 128, "two warp rows of 16-row MMA tiles");
+  static_assert(NT == 4 && BK % kMmaK == 0, "a warp's 32 columns are four 8-column MMA tiles");
+  static_assert((BM + kPad) % 32 == 8 && (BN + kPad) % 32 == 8, "fragment loads on 32 banks");
+  using ATile = float[BK][BM + kPad];  // As[k][m] = W[m0 + m][k0 + k]
+  using BTile = float[BK][BN + kPad];  // Bs[k][n] = unrolled (k0 + k, n0 + n)
+  extern __shared__ __align__(16) float smem[];
+  ATile* As = reinterpret_cast<ATile*>(smem);                                 // [kStages]
+  BTile* Bs = reinterpret_cast<BTile*>(smem + kStages * BK * (BM + kPad));  // [kStages]
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const WarpCoords w{warp / kWarpsN, warp % kWarpsN, lane / 4, lane % 4};
+  const int m0 = blockIdx.y * BM;
+  const int n0 = blockIdx.x * BN;
+  const int k_tiles = ceil_div(g.Kdim, BK);
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  if (kt_begin >= kt_end) return;
+  tiles::SliceLoader<BM, BN, BK, kThreads> load(g, m0, n0, kt_begin);
+
+  float acc[MT][NT][4] = {};   // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
+  float corr[MT][NT][4] = {};  // 3xTF32's small products, added to acc at the end
+  (void)corr;
+
+  // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (kt_begin + s < kt_end) load.template issue<true>(kt_begin + s, As[s], Bs[s], X, Wt, g);
+    tiles::copy_async_commit();
+  }
+  int stage = 0;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    tiles::copy_async_wait<kStages - 2>();  // slice kt has landed for this thread ...
+    __syncthreads();                        // ... and for all; everyone is done with slice kt - 1
+    const int next = kt + kStages - 1;
+    const int next_stage = stage == 0 ? kStages - 1 : stage - 1;
+    if (next < kt_end) load.template issue<true>(next, As[next_stage], Bs[next_stage], X, Wt, g);
+    tiles::copy_async_commit();
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kMmaK) {
+      if constexpr (P == Precision::tf32) {
+        mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
+      } else {
+        mma_step_tf32x3(As[stage], Bs[stage], kk, w, acc, corr);
+      }
+    }
+    stage = stage == kStages - 1 ? 0 : stage + 1;
+  }
+  tiles::copy_async_wait<0>();
+
+  // D's registers (mma_tf32.cuh): e = 0, 1 are row gid, columns 2·tig + e; e = 2, 3 row gid + 8.
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int n = n0 + w.warp_n * 32 + nt * kMmaN + 2 * w.tig + e;
+      if (n >= g.N) continue;
+      const int b = n / g.HoWo;
+      float* y = Y + (b * g.M * g.HoWo + (n - b * g.HoWo));  // Y[b][0][h][w]; filter m at + m·HoWo
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        const int m = m0 + w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = m + 8 * half;
+          const float v = acc[mt][nt][2 * half + e] + corr[mt][nt][2 * half + e];
+          if (row >= g.M) continue;
+          if (atomic) {
+            atomicAdd(y + row * g.HoWo, v);
+          } else {
+            y[row * g.HoWo] = v;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace convlab::lab08

@@ -1,0 +1,114 @@
+// Lab 08 (reference): the launchers of steps 1 and 2. Same file as
+// labs/08-tensor-cores/tensor_cores.cu (nothing to write here).
+//
+// Idea:      a layer is lab 06's GEMM, Y (M × B·Ho·Wo) = W (M × C·K·K) · X_unroll, fed to shared
+//            memory as lab 06 step 3c feeds it; the multiply-adds run on tensor cores
+//            (tensor_core_gemm.cuh).
+// Adds:      over lab 06 step 3d, the tensor cores' arithmetic: step 1 rounds every operand to
+//            TF32 (checked with the TF32 tolerance); step 2 splits each into two TF32 parts and
+//            sums three products (checked with labs 01–07's FP32 tolerance). Few column tiles
+//            (a small image, a small batch) share each output's reduction between blocks
+//            (split-K, lab08_config.hpp).
+// Achieves:  `grader bench --only layers` times both against cuDNN and lab 06.
+//
+// Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+#include "convlab/ceil_div.hpp"
+#include "convlab/lab08_config.hpp"
+#include "convlab/lab_api.cuh"
+#include "tensor_core_gemm.cuh"
+
+namespace convlab::lab08 {
+namespace {
+
+/// Y by float32 multiply-adds on CUDA cores, one output per thread: for reductions too short
+/// for 3xTF32 to reach FP32 accuracy (kMinTensorCoreTerms), which are a few multiply-adds anyway.
+__global__ void direct_fp32(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
+                            Geometry g, int outputs) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= outputs) return;
+  const int wo = i % g.Wo, ho = i / g.Wo % g.Ho, m = i / g.HoWo % g.M, b = i / (g.HoWo * g.M);
+  float sum = 0.0f;
+  for (int c = 0; c < g.C; ++c) {
+    for (int p = 0; p < g.K; ++p) {
+      const int ih = ho * g.S - g.P + p * g.D;
+      if (ih < 0 || ih >= g.H) continue;
+      for (int q = 0; q < g.K; ++q) {
+        const int iw = wo * g.S - g.P + q * g.D;
+        if (iw < 0 || iw >= g.W) continue;
+        sum = fmaf(X[b * g.CHW + c * g.HW + ih * g.W + iw], Wt[m * g.Kdim + c * g.KK + p * g.K + q], sum);
+      }
+    }
+  }
+  Y[i] = sum;
+}
+
+/// Tensor cores with TF32 need compute capability 8.0 (Ampere) or later.
+void require_tensor_cores() {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 8) throw std::runtime_error("lab08: TF32 tensor cores need compute capability 8.0 or later");
+}
+
+int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+template <Precision P, int BM>
+void launch(const ConvLayerArgs& a, const Geometry& g) {
+  static const bool opted_in = [] {  // more than 48 KB of dynamic shared memory, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(tensor_core_gemm<P, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    shared_bytes(BM)));
+    return true;
+  }();
+  (void)opted_in;
+  const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
+  const int splits = split_k(a.shape, sm_count());
+  const int per_split = ceil_div(k_tiles, splits);
+  const dim3 grid(ceil_div(g.N, kBlockN), ceil_div(g.M, BM), ceil_div(k_tiles, per_split));
+  if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
+  tensor_core_gemm<P, BM><<<grid, kThreads, shared_bytes(BM)>>>(a.X, a.W, a.Y, g, per_split, grid.z > 1);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <Precision P>
+void run(const ConvLayerArgs& a) {
+  require_tensor_cores();
+  const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
+  if (block_m(g.M) == 64) return launch<P, 64>(a, g);
+  launch<P, 128>(a, g);
+}
+
+}  // namespace
+
+void conv_layer_tf32(const ConvLayerArgs& a) {
+  if (!kStep1Written) {
+    return not_implemented("lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32 in tensor_core_gemm.cuh, "
+                           "then set kStep1Written = true");
+  }
+  run<Precision::tf32>(a);
+}
+
+void conv_layer_tf32x3(const ConvLayerArgs& a) {
+  if (!kStep2Written) {
+    return not_implemented("lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3 in tensor_core_gemm.cuh, "
+                           "then set kStep2Written = true");
+  }
+  const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
+  if (g.Kdim < kMinTensorCoreTerms) {
+    const int outputs = static_cast<int>(a.shape.output_elements());
+    direct_fp32<<<ceil_div(outputs, 256), 256>>>(a.X, a.W, a.Y, g, outputs);
+    CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  run<Precision::tf32x3>(a);
+}
+
+}  // namespace convlab::lab08

@@ -1,0 +1,81 @@
+// Lab 08's analysis model: the MMAs its steps issue, counted by hand on a small layer, and the
+// error model of docs/design.md at its edges (1xTF32 needs n ≥ 3 for n·2^-11; 3xTF32 meets the
+// FP32 rule from n = 16, where step 2 starts using the tensor cores).
+#include <catch2/catch.hpp>
+
+#include "convlab/analysis_tensor_cores.hpp"
+
+using namespace convlab;
+using namespace convlab::analysis;
+
+namespace {
+
+ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
+  ConvLayerShape x;
+  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
+  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("lab08 analysis: a 64-filter layer is one 64x128 tile, 9 slices, 1152 MMAs for step 1 and three times that "
+          "for step 2",
+          "[analysis][lab08]") {
+  // B1 C16→64 8×8 K3 P1: N = 64 columns (one 128-wide tile), M = 64 (BM = 64), C·K·K = 144
+  // (9 slices of 16). Per slice and block: 64/16 · 128/8 · 16/8 = 128 MMAs.
+  const TensorCoreAnalysis a = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132);
+  CHECK(a.plan.bm == 64);
+  CHECK(a.plan.bn == 128);
+  CHECK(a.plan.bk == 16);
+  CHECK(a.n == 144);
+  CHECK(a.useful_fmas == 64LL * 64 * 144);
+  CHECK(a.issued_fmas == 64LL * 128 * 16 * 9);
+  CHECK(a.step("tf32").mmas == 128 * 9);
+  CHECK(a.step("tf32x3").mmas == 3 * 128 * 9);
+  CHECK(a.step("tf32").mma_flops == Approx(2.0 * 64 * 128 * 144));
+  CHECK_FALSE(a.step("tf32x3").on_cuda_cores);
+  CHECK_THROWS_AS(a.step("tf32x4"), std::out_of_range);
+}
+
+TEST_CASE("lab08 analysis: 1xTF32's bound fits its max(n, 3) rule and breaks the FP32 rule", "[analysis][lab08]") {
+  // Both roundings of one product: 2·2^13 + 4 units; n = 2 would allow 2·2^13, n counted as 3 allows 3·2^13.
+  CHECK(tf32x1_error_units(2) > 2 * 8192.0);
+  CHECK(tf32x1_error_units(3) <= 3 * 8192.0);
+  const TensorCoreAnalysis a = analyze_lab08(layer(1, 1, 8, 16, 16, 1, 1, 0, 1), 132);  // n = 1
+  const TensorCoreStep& one = a.step("tf32");
+  CHECK(one.allowed_units == Approx(3 * 8192.0));
+  CHECK(one.error_bound_units <= one.allowed_units);
+  CHECK(one.fp32_ratio > 1000);  // nowhere near float32
+}
+
+TEST_CASE("lab08 analysis: 3xTF32 meets the FP32 rule from n = 16, and step 2 uses the tensor cores from there",
+          "[analysis][lab08]") {
+  CHECK(tf32x3_error_units(16) <= 16);
+  CHECK(tf32x3_error_units(15) > 15);
+  CHECK(tf32x3_error_units(2304) <= 2304);
+  const TensorCoreAnalysis at = analyze_lab08(layer(2, 16, 8, 9, 9, 1, 1, 0, 1), 132);   // n = 16
+  const TensorCoreAnalysis below = analyze_lab08(layer(2, 15, 8, 9, 9, 1, 1, 0, 1), 132);  // n = 15
+  CHECK_FALSE(at.step("tf32x3").on_cuda_cores);
+  CHECK(at.step("tf32x3").fp32_ratio <= 1);
+  CHECK(below.step("tf32x3").on_cuda_cores);
+  CHECK(below.step("tf32x3").mmas == 0);
+  CHECK(below.step("tf32x3").fp32_ratio == Approx(1));
+}
+
+TEST_CASE("lab08 analysis: the bounds divide the work by the ceilings, and a CUDA-core fallback is FMA-bound",
+          "[analysis][lab08]") {
+  const TensorCoreCeilings c{3e12, 60e12, 300e12};
+  const TensorCoreAnalysis a = analyze_lab08(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 132);
+  const TensorCoreBounds one = tensor_core_bounds(a, a.step("tf32"), c);
+  const TensorCoreBounds three = tensor_core_bounds(a, a.step("tf32x3"), c);
+  CHECK(one.mma_s == Approx(a.step("tf32").mma_flops / 300e12));
+  CHECK(three.mma_s == Approx(3 * one.mma_s));
+  CHECK(one.fma_s == Approx(2.0 * static_cast<double>(a.useful_fmas) / 60e12));
+  CHECK(one.memory_s == Approx(a.compulsory_bytes / 3e12));
+  CHECK(one.roofline_s() == Approx(std::max(one.memory_s, one.mma_s)));
+  const TensorCoreAnalysis tiny = analyze_lab08(layer(1, 1, 4, 8, 8, 3, 1, 1, 1), 132);  // n = 9
+  const TensorCoreBounds fallback = tensor_core_bounds(tiny, tiny.step("tf32x3"), c);
+  CHECK(fallback.mma_s == Approx(fallback.fma_s));
+  CHECK(tensor_core_bounds(a, a.step("tf32"), TensorCoreCeilings{}).mma_s == 0);
+}

@@ -1,0 +1,72 @@
+// Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2
+// with the same titles in both folders and is the same code outside them; the given files
+// (layer_tiles.cuh, mma_tf32.cuh, the launchers of tensor_cores.cu) are the solution's code; the
+// stub marks both steps unwritten and the solution neither. The GPU test
+// (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "step_splice.hpp"
+
+using namespace convlab::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSource = CONVLAB_SOURCE_DIR;
+const fs::path kLab = kSource / "labs" / "08-tensor-cores";
+const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 and 2 with the same titles", "[lab08][skeleton]") {
+  const auto stub = find_steps(read(kLab / "tensor_core_gemm.cuh"), "stub");
+  const auto solution = find_steps(read(kSolution / "tensor_core_gemm.cuh"), "solution");
+  REQUIRE(stub.size() == 2);
+  REQUIRE(solution.size() == 2);
+  CHECK(stub.at("1").title == "TF32 fragments and MMAs");
+  CHECK(stub.at("2").title == "3xTF32");
+  CHECK(solution.at("1").title == stub.at("1").title);
+  CHECK(solution.at("2").title == stub.at("2").title);
+}
+
+TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's code, and so is every given file",
+          "[lab08][skeleton]") {
+  const std::string stub = read(kLab / "tensor_core_gemm.cuh");
+  const std::string solution = read(kSolution / "tensor_core_gemm.cuh");
+  CHECK(code_of(without_step_bodies(stub, "stub"), "stub") == code_of(without_step_bodies(solution, "solution"), "solution"));
+  CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
+  for (const char* given : {"layer_tiles.cuh", "mma_tf32.cuh", "tensor_cores.cu"}) {
+    INFO(given);
+    CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
+  }
+}
+
+TEST_CASE("lab08 skeleton: both steps of the stub are marked unwritten, none of the solution's", "[lab08][skeleton]") {
+  CHECK(written_flags(read(kLab / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", false}, {"2", false}});
+  CHECK(written_flags(read(kSolution / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", true}, {"2", true}});
+}
+
+TEST_CASE("lab08 skeleton: the lab folder and the solution hold the same source files", "[lab08][skeleton]") {
+  for (const fs::path& folder : {kLab, kSolution}) {
+    const fs::path other = folder == kLab ? kSolution : kLab;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cu" && ext != ".cuh") continue;
+      INFO(entry.path());
+      CHECK(fs::exists(other / entry.path().filename()));
+    }
+  }
+}

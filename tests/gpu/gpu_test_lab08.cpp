@@ -1,0 +1,229 @@
+// Lab 08 (conv layers on tensor cores) on the GPU.
+//
+// As the grader runs it (the lab08 runner in a child process): both steps of solution08 pass
+// every public conv-layer case, a fresh random set and layers that reach split-K, partial tiles
+// and both sides of 3xTF32's shortest tensor-core reduction; the stubs fail each step with a
+// message naming it; the stubs with the steps spliced in get full marks from `grader grade`;
+// 1xTF32 handed in as step 2 fails it for tolerance.
+//
+// In process (the solution's kernel library), the accuracy claim of docs/design.md: step 1's
+// outputs break labs 01–07's FP32 rule on long reductions where step 2's keep it.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "convlab/compare.hpp"
+#include "convlab/datagen.hpp"
+#include "convlab/dataset.hpp"
+#include "convlab/device_buffer.cuh"
+#include "convlab/lab08_config.hpp"
+#include "convlab/lab_api.cuh"
+#include "convlab/reference.hpp"
+#include "gpu_lab_run.hpp"
+#include "step_splice.hpp"
+#include "system/subprocess.hpp"
+#include "test_paths.hpp"
+
+using namespace convlab;
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+using convlab::testing::kDatasets;
+const fs::path kBin = CONVLAB_BIN_DIR;
+const fs::path kSource = CONVLAB_SOURCE_DIR;
+const fs::path kLab = kSource / "labs" / "08-tensor-cores";
+const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
+constexpr int kVariants = 2;  // tf32, tf32x3
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string tail(const std::string& text, std::size_t chars = 6000) {
+  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
+}
+
+ConvLayerSpec layer(int b, int c, int m, int h, int w, int k, int s, int p, int d, std::uint64_t seed, const char* why) {
+  return {fmt::format("l_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", b, c, m, h, w, k, s, p, d), {b, c, m, h, w, k, s, p, d},
+          seed, why};
+}
+
+// Layers for the paths small random cases rarely reach.
+std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
+  static_assert(lab08::kMinTensorCoreTerms == 16, "the two layers at the edge below assume 16");
+  return {
+      layer(2, 64, 256, 7, 7, 3, 1, 1, 1, seed + 1, "few columns, long reduction: split-K"),
+      layer(1, 70, 130, 9, 9, 3, 1, 1, 1, seed + 2, "M = 130: a partial 128-row tile"),
+      layer(3, 16, 64, 33, 31, 3, 1, 1, 1, seed + 3, "Ho·Wo = 1023: a partial column tile"),
+      layer(1, 2, 16, 24, 24, 17, 1, 8, 1, seed + 4, "17×17 mask"),
+      layer(1, 256, 32, 12, 12, 3, 1, 1, 1, seed + 5, "C·K·K = 2304"),
+      layer(2, 16, 8, 9, 9, 1, 1, 0, 1, seed + 6, "C·K·K = 16: the shortest tensor-core reduction of step 2"),
+      layer(2, 15, 8, 9, 9, 1, 1, 0, 1, seed + 7, "C·K·K = 15: step 2 on float32 CUDA cores"),
+  };
+}
+
+// Uploads a case, runs `run(args)` on a NaN-filled output, downloads it.
+template <class Run>
+Tensor<float> run_on_device(const ConvLayerCase& c, Run run) {
+  const ConvLayerShape& s = c.info.layer;
+  DeviceBuffer<float> x(c.x.size()), w(c.w.size()), y(s.output_elements());
+  x.upload(c.x.data());
+  w.upload(c.w.data());
+  y.fill_bytes(0xFF);
+  run(ConvLayerArgs{x.data(), w.data(), y.data(), s});
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(y.check_guards().clean());
+  auto z = [](int d) { return static_cast<std::size_t>(d); };
+  Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
+  y.download(got.data());
+  return got;
+}
+
+/// The lab folder as a one-lab submission under `root`, each code file's steps spliced in from
+/// the solution, then `edit` applied to tensor_core_gemm.cuh.
+fs::path spliced_submission(const fs::path& root, const std::function<std::string(std::string)>& edit) {
+  fs::remove_all(root);
+  const fs::path folder = root / "submission" / "08-tensor-cores";
+  fs::create_directories(folder);
+  for (const auto& entry : fs::directory_iterator(kLab)) {
+    const fs::path name = entry.path().filename();
+    std::string text = read(entry.path());
+    if (fs::exists(kSolution / name) && !testing::find_steps(text, name.string()).empty()) {
+      text = testing::splice_all_steps(text, read(kSolution / name));
+    }
+    if (name == "tensor_core_gemm.cuh") text = edit(text);
+    std::ofstream(folder / name, std::ios::binary | std::ios::trunc) << text;
+  }
+  return root / "submission";
+}
+
+/// `grader grade` of that submission's lab 08: the lab's entry of the JSON report.
+json grade_lab08(const fs::path& root) {
+  const fs::path report = root / "grade.json";
+  const grader::ProcessResult g = grader::run_process(
+      {(kBin / "grader").string(), "grade", "--submission", (root / "submission").string(), "--labs", "08",
+       "--build-dir", (root / "build").string(), "--json", report.string()},
+      1800s);
+  INFO(tail(g.output));
+  std::ifstream in(report);
+  REQUIRE(in);
+  return json::parse(in).at("submission").at("labs").at(0);
+}
+
+}  // namespace
+
+TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, both steps",
+          "[gpu][lab08]") {
+  const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv_layer", {"--no-time"});
+  testing::expect_all_pass(pub, kVariants * static_cast<int>(find_cases(kDatasets / "conv_layer").size()), false);
+
+  const std::uint64_t seed = std::random_device{}();
+  INFO("random set seed " << seed);
+  const fs::path dir = fs::temp_directory_path() / "convlab-gpu-random-lab08";
+  fs::remove_all(dir);
+  std::vector<ConvLayerSpec> specs = random_conv_layer_specs(seed, 40);
+  for (const ConvLayerSpec& s : stress_specs(seed)) specs.push_back(s);
+  for (const ConvLayerSpec& s : specs) write_case(dir / s.name, generate_case(s));
+  const testing::LabRun rnd = testing::run_lab("solution08", dir, {"--no-time"});
+  testing::expect_all_pass(rnd, kVariants * static_cast<int>(specs.size()), false);
+}
+
+#ifdef CONVLAB_HAVE_LAB08_SOLUTION
+TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule on long reductions where step 2 (3xTF32) keeps it",
+          "[gpu][lab08]") {
+  int step1_broke = 0;
+  for (const ConvLayerSpec& spec : {layer(2, 64, 64, 16, 16, 3, 1, 1, 1, 21, "C·K·K = 576"),
+                                    layer(1, 256, 32, 12, 12, 3, 1, 1, 1, 22, "C·K·K = 2304")}) {
+    const ConvLayerCase c = generate_case(spec);
+    const std::size_t n = c.info.layer.terms_per_output();
+    const Tensor<double> abs_sum = conv_layer_abs_sum(c.x, c.w, c.params());
+    INFO(spec.name << " (" << spec.description << ")");
+    const Tensor<float> one = run_on_device(c, lab08::conv_layer_tf32);
+    const Tensor<float> three = run_on_device(c, lab08::conv_layer_tf32x3);
+    const CompareResult one_fp32 = compare_outputs(one, *c.expected, abs_sum, n, Tolerance::fp32());
+    const CompareResult one_tf32 = compare_outputs(one, *c.expected, abs_sum, n, Tolerance::tf32x1());
+    const CompareResult three_fp32 = compare_outputs(three, *c.expected, abs_sum, n, Tolerance::fp32());
+    INFO("step 1, FP32 rule: " << one_fp32.summary());
+    INFO("step 1, TF32 rule: " << one_tf32.summary());
+    INFO("step 2, FP32 rule: " << three_fp32.summary() << "\n" << three_fp32.details());
+    CHECK(one_tf32.ok());
+    CHECK(three_fp32.ok());
+    step1_broke += one_fp32.ok() ? 0 : 1;
+    // Step 2's worst error is a small part of what FP32 allows: not a near miss.
+    CHECK(three_fp32.worst_error_ratio < 0.5);
+  }
+  CHECK(step1_broke == 2);
+}
+#endif
+
+TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step and what to write",
+          "[gpu][lab08][skeleton]") {
+  const testing::LabRun r = testing::run_lab("lab08", kDatasets / "conv_layer", {"--no-time"});
+  CHECK(r.process.exit_code == 1);
+  const std::map<std::string, std::string> step_of{
+      {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
+      {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"}};
+  std::set<std::string> failed;
+  for (const json& res : r.report.at("results")) {
+    INFO(res.dump());
+    CHECK(res.at("status") == "FAIL");
+    const std::string variant = res.at("variant");
+    REQUIRE(step_of.count(variant));
+    CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("not implemented (" + step_of.at(variant)));
+    failed.insert(variant);
+  }
+  CHECK(failed.size() == step_of.size());
+}
+
+TEST_CASE("gpu: lab 08 from the stubs with both steps spliced in gets full marks from grader grade, speed included",
+          "[gpu][lab08][skeleton]") {
+  const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
+  spliced_submission(root, [](std::string text) { return text; });
+  const json lab = grade_lab08(root);
+  INFO(lab.at("headline").get<std::string>());
+  CHECK(lab.at("correctness").at("failures").empty());
+  CHECK(lab.at("correctness").at("passed") == lab.at("correctness").at("runs"));
+  std::set<std::string> timed;
+  for (const json& v : lab.at("performance").at("variants")) timed.insert(v.at("variant").get<std::string>());
+  CHECK(timed == std::set<std::string>{"tf32", "tf32x3"});
+  CHECK(lab.at("points").get<double>() == Approx(lab.at("max_points").get<double>()));
+  CHECK(lab.at("max_points").get<double>() == Approx(10));
+}
+
+TEST_CASE("gpu: 1xTF32 handed in as lab 08 step 2 fails it for tolerance", "[gpu][lab08][wrong]") {
+  const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-1xtf32-as-3x";
+  // Step 2's body replaced by step 1's: every operand rounded once, one product.
+  spliced_submission(root, [](std::string text) {
+    const std::regex body(R"((mma_step_tf32x3\([^{]*\{)[\s\S]*?(\n\}\n// ==== END STEP 2))");
+    const std::string cheat = text = std::regex_replace(
+        text, body, "$1\n  (void)corr;\n  mma_step_tf32(As, Bs, kk, w, acc);$2");
+    REQUIRE(cheat.find("mma_step_tf32(As, Bs, kk, w, acc);") != std::string::npos);
+    return cheat;
+  });
+  const json lab = grade_lab08(root);
+  INFO(lab.dump(1).substr(0, 6000));
+  bool tf32x3_out_of_tolerance = false;
+  for (const json& f : lab.at("correctness").at("failures")) {
+    CHECK(f.at("variant") == "tf32x3");  // step 1 itself is right
+    tf32x3_out_of_tolerance |= f.dump().find("out of tolerance") != std::string::npos;
+  }
+  CHECK(tf32x3_out_of_tolerance);
+  CHECK(lab.at("points").get<double>() < lab.at("max_points").get<double>());
+}
