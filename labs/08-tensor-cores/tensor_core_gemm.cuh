@@ -4,7 +4,7 @@
 ///        its kStepNWritten = true. Keep the markers, names and parameters: the given kernel
 ///        below and the tests rely on them.
 ///
-/// Block tile BM × kBlockN of Y (BM = 128, or 64 for layers of at most 64 filters), reduction
+/// Block tile BM × kBlockN of Y (BM = 128 for step 1 on layers of more than 64 filters, else 64), reduction
 /// slices of kSliceDepth = 16 (two k-steps of the MMA), kStages of them in flight, 8 warps as
 /// 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8,
 /// whose accumulators its threads hold, 4 floats per tile each (mma_tf32.cuh's drawing).
@@ -73,8 +73,8 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
   // TODO(step 2): step 1's loads, each value split (split_tf32) instead of rounded: b_big[NT][2],
   //               b_small[NT][2], then per mt a_big[4], a_small[4]. Per tile (mt, nt), three MMAs:
   //               the small ones first into corr[mt][nt] (a_small with b_big, a_big with b_small),
-  //               then a_big with b_big into a float part[4] = {0, 0, 0, 0}, and acc[mt][nt][e] +=
-  //               part[e] for e < 4.
+  //               then a_big with b_big into a float part[4] by mma_tf32_from_zero, and
+  //               acc[mt][nt][e] += part[e] for e < 4.
   (void)As, (void)Bs, (void)kk, (void)w, (void)acc, (void)corr;
 }
 // ==== END STEP 2 ====
@@ -85,7 +85,7 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
 /// with more than one split (`atomic`) it adds its tile into a zeroed Y.
 /// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
 template <Precision P, int BM>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
 tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
                  int k_tiles_per_split, bool atomic) {
   constexpr int BN = kBlockN, BK = kSliceDepth;

@@ -70,7 +70,7 @@ void launch(const ConvLayerArgs& a, const Geometry& g) {
   }();
   (void)opted_in;
   const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
-  const int splits = split_k(a.shape, sm_count());
+  const int splits = split_k(a.shape, BM, sm_count());
   const int per_split = ceil_div(k_tiles, splits);
   const dim3 grid(ceil_div(g.N, kBlockN), ceil_div(g.M, BM), ceil_div(k_tiles, per_split));
   if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
@@ -82,8 +82,10 @@ template <Precision P>
 void run(const ConvLayerArgs& a) {
   require_tensor_cores();
   const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
-  if (block_m(g.M) == 64) return launch<P, 64>(a, g);
-  launch<P, 128>(a, g);
+  if constexpr (block_m(P, 1000) == 128) {  // only step 1 has 128-row tiles: no kernel compiled for none
+    if (block_m(P, g.M) == 128) return launch<P, 128>(a, g);
+  }
+  launch<P, 64>(a, g);
 }
 
 }  // namespace

@@ -51,4 +51,18 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], 
 #endif
 }
 
+/// d = A · B for one 16×8×8 tile, from zero: C is the zero register, so d's old values are
+/// neither read nor needed (step 2 adds d to its accumulators itself).
+__device__ __forceinline__ void mma_tf32_from_zero(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%10,%10,%10};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.0f));
+#else
+  __trap();  // the launchers refuse GPUs before compute capability 8.0
+#endif
+}
+
 }  // namespace convlab::lab08

@@ -3,7 +3,7 @@
 ///        tensor cores. Same file as labs/08-tensor-cores/tensor_core_gemm.cuh, with the steps
 ///        written.
 ///
-/// Block tile BM × kBlockN of Y (BM = 128, or 64 for layers of at most 64 filters), reduction
+/// Block tile BM × kBlockN of Y (BM = 128 for step 1 on layers of more than 64 filters, else 64), reduction
 /// slices of kSliceDepth = 16 (two k-steps of the MMA), kStages of them in flight, 8 warps as
 /// 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8,
 /// whose accumulators its threads hold, 4 floats per tile each (mma_tf32.cuh's drawing).
@@ -94,8 +94,8 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
     for (int nt = 0; nt < NT; ++nt) {
       mma_tf32(corr[mt][nt], a_small, b_big[nt][0], b_big[nt][1]);
       mma_tf32(corr[mt][nt], a_big, b_small[nt][0], b_small[nt][1]);
-      float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      mma_tf32(part, a_big, b_big[nt][0], b_big[nt][1]);
+      float part[4];
+      mma_tf32_from_zero(part, a_big, b_big[nt][0], b_big[nt][1]);
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[e];
     }
@@ -109,7 +109,7 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
 /// with more than one split (`atomic`) it adds its tile into a zeroed Y.
 /// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
 template <Precision P, int BM>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
 tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
                  int k_tiles_per_split, bool atomic) {
   constexpr int BN = kBlockN, BK = kSliceDepth;

@@ -23,19 +23,38 @@ TEST_CASE("lab08 analysis: a 64-filter layer is one 64x128 tile, 9 slices, 1152 
           "for step 2",
           "[analysis][lab08]") {
   // B1 C16→64 8×8 K3 P1: N = 64 columns (one 128-wide tile), M = 64 (BM = 64), C·K·K = 144
-  // (9 slices of 16). Per slice and block: 64/16 · 128/8 · 16/8 = 128 MMAs.
+  // (9 slices of 16). Per slice and block: 64/16 · 128/8 · 16/8 = 128 MMAs. One tile on 132 SMs
+  // wants splits, but 9 slices leave no split 8 of them: no split-K.
   const TensorCoreAnalysis a = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132);
-  CHECK(a.plan.bm == 64);
-  CHECK(a.plan.bn == 128);
-  CHECK(a.plan.bk == 16);
+  for (const TensorCoreStep& s : a.steps) {
+    INFO(s.name);
+    CHECK(s.plan.bm == 64);
+    CHECK(s.plan.bn == 128);
+    CHECK(s.plan.bk == 16);
+    CHECK(s.effective_splits == 1);
+    CHECK(s.issued_fmas == 64LL * 128 * 16 * 9);
+  }
   CHECK(a.n == 144);
   CHECK(a.useful_fmas == 64LL * 64 * 144);
-  CHECK(a.issued_fmas == 64LL * 128 * 16 * 9);
   CHECK(a.step("tf32").mmas == 128 * 9);
   CHECK(a.step("tf32x3").mmas == 3 * 128 * 9);
   CHECK(a.step("tf32").mma_flops == Approx(2.0 * 64 * 128 * 144));
   CHECK_FALSE(a.step("tf32x3").on_cuda_cores);
   CHECK_THROWS_AS(a.step("tf32x4"), std::out_of_range);
+}
+
+TEST_CASE("lab08 analysis: on a 128-filter layer step 1 takes 128-row tiles and step 2 64-row ones, each with its own "
+          "split",
+          "[analysis][lab08]") {
+  // B32 C256→256 14×14 K3: N = 6272 (49 column tiles), C·K·K = 2304 (144 slices); 264 block slots
+  // on 132 SMs. Step 1: 2 row tiles, 98 tiles → 3 splits; step 2: 4 row tiles, 196 tiles → 2.
+  const TensorCoreAnalysis a = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  CHECK(a.step("tf32").plan.bm == 128);
+  CHECK(a.step("tf32x3").plan.bm == 64);
+  CHECK(a.step("tf32").effective_splits == 3);
+  CHECK(a.step("tf32x3").effective_splits == 2);
+  CHECK(a.step("tf32").global_stores == 3LL * 32 * 256 * 196);
+  CHECK(a.step("tf32x3").mmas == 3 * a.step("tf32").mmas);  // the same padding: 6272 = 49 · 128
 }
 
 TEST_CASE("lab08 analysis: 1xTF32's bound fits its max(n, 3) rule and breaks the FP32 rule", "[analysis][lab08]") {
@@ -60,6 +79,7 @@ TEST_CASE("lab08 analysis: 3xTF32 meets the FP32 rule from n = 16, and step 2 us
   CHECK(at.step("tf32x3").fp32_ratio <= 1);
   CHECK(below.step("tf32x3").on_cuda_cores);
   CHECK(below.step("tf32x3").mmas == 0);
+  CHECK(below.step("tf32x3").issued_fmas == below.useful_fmas);
   CHECK(below.step("tf32x3").fp32_ratio == Approx(1));
 }
 

@@ -146,11 +146,20 @@ TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random s
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
-TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule on long reductions where step 2 (3xTF32) keeps it",
+TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32) keeps it",
           "[gpu][lab08]") {
-  int step1_broke = 0;
-  for (const ConvLayerSpec& spec : {layer(2, 64, 64, 16, 16, 3, 1, 1, 1, 21, "C·K·K = 576"),
-                                    layer(1, 256, 32, 12, 12, 3, 1, 1, 1, 22, "C·K·K = 2304")}) {
+  // The FP32 rule's allowance n·2^-24·S is a worst case that grows with n, while rounding errors
+  // of random sign grow about as √n: 1xTF32 breaks it at n in the tens and hundreds and may fit
+  // it again in the thousands (measured on an H100: it passed at C·K·K = 2304). Step 2 keeps it
+  // at every n.
+  struct Layer {
+    ConvLayerSpec spec;
+    bool step1_breaks;
+  };
+  for (const Layer& l : {Layer{layer(4, 3, 16, 24, 24, 3, 1, 1, 1, 20, "C·K·K = 27"), true},
+                         Layer{layer(2, 64, 64, 16, 16, 3, 1, 1, 1, 21, "C·K·K = 576"), true},
+                         Layer{layer(1, 256, 32, 12, 12, 3, 1, 1, 1, 22, "C·K·K = 2304"), false}}) {
+    const ConvLayerSpec& spec = l.spec;
     const ConvLayerCase c = generate_case(spec);
     const std::size_t n = c.info.layer.terms_per_output();
     const Tensor<double> abs_sum = conv_layer_abs_sum(c.x, c.w, c.params());
@@ -165,11 +174,10 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule on long reductions w
     INFO("step 2, FP32 rule: " << three_fp32.summary() << "\n" << three_fp32.details());
     CHECK(one_tf32.ok());
     CHECK(three_fp32.ok());
-    step1_broke += one_fp32.ok() ? 0 : 1;
+    if (l.step1_breaks) CHECK_FALSE(one_fp32.ok());
     // Step 2's worst error is a small part of what FP32 allows: not a near miss.
     CHECK(three_fp32.worst_error_ratio < 0.5);
   }
-  CHECK(step1_broke == 2);
 }
 #endif
 

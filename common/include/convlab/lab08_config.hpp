@@ -22,8 +22,11 @@ enum class Precision {
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;
 
 /// A block's tile of Y (rows: filters m; columns: output positions n of the whole batch):
-/// BM × kBlockN, BM = 128, or 64 when the layer has at most 64 filters.
+/// BM × kBlockN, BM from block_m.
 inline constexpr int kBlockN = 128;
+/// Blocks resident per SM that the kernels are compiled for (__launch_bounds__): two blocks of
+/// 8 warps hide the MMAs' latency where one cannot, and cap a thread's registers at 128.
+inline constexpr int kMinBlocks = 2;
 /// The depth of one reduction slice in shared memory: two k-steps of the MMA.
 inline constexpr int kSliceDepth = 16;
 /// Slices in flight (cp.async), one being multiplied.
@@ -47,20 +50,24 @@ constexpr int shared_bytes(int bm) { return kStages * kSliceDepth * (bm + kPad +
 /// CUDA cores instead; they are a few multiply-adds per output, not tensor-core work.
 inline constexpr int kMinTensorCoreTerms = 16;
 
-/// Block tile rows for a layer of `filters` output channels.
-constexpr int block_m(int filters) { return filters <= 64 ? 64 : 128; }
+/// Block tile rows of a step on a layer of `filters` output channels: 128, or 64 when the layer
+/// has at most 64 filters; always 64 for 3xTF32, whose two sets of accumulators (acc and corr)
+/// would not fit a 128-row tile's thread in 128 registers.
+constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
 /// How many blocks share one output's reduction (split-K, atomic adds into a zeroed Y): enough
-/// that every SM gets a block, while each split keeps at least 8 slices to pipeline.
+/// that every SM gets kMinBlocks blocks, while each split keeps at least 8 slices to pipeline.
 /// @param s the layer (validated by the caller)
+/// @param bm the block tile's rows (block_m)
 /// @param sms streaming multiprocessors of the GPU
-inline int split_k(const ConvLayerShape& s, int sms) {
+inline int split_k(const ConvLayerShape& s, int bm, int sms) {
   const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
-  const long long tiles = ((n + kBlockN - 1) / kBlockN) * ((s.filters + block_m(s.filters) - 1) / block_m(s.filters));
+  const long long tiles = ((n + kBlockN - 1) / kBlockN) * ((s.filters + bm - 1) / bm);
   const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
   const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
-  if (tiles >= sms) return 1;
-  const long long want = (sms + tiles - 1) / tiles;
+  const long long slots = static_cast<long long>(sms) * kMinBlocks;
+  if (tiles >= slots) return 1;
+  const long long want = (slots + tiles - 1) / tiles;
   return static_cast<int>(std::max(1LL, std::min(want, slices / 8)));
 }
 

@@ -13,6 +13,19 @@ namespace {
 constexpr double kMmaFlops = 2.0 * lab08::kMmaM * lab08::kMmaN * lab08::kMmaK;
 constexpr double kTf32Units = 8192.0;  // 2^-11 in units of 2^-24
 
+// The tile walk and the loader of one step: lab 06 step 3's, with this step's plan.
+void walk_tiles(const ConvLayerShape& layer, int sms, lab08::Precision p, TensorCoreStep& st) {
+  const int bm = lab08::block_m(p, layer.filters);
+  st.plan = GemmPlan{bm, lab08::kBlockN, lab08::split_k(layer, bm, sms), lab08::kSliceDepth};
+  const Im2colAnalysis im2col = analyze_im2col(layer, st.plan);
+  const Im2colStep& tiled = im2col.step("register_tiled");
+  st.effective_splits = im2col.effective_splits;
+  st.issued_fmas = tiled.fmas;
+  st.async_copies = tiled.async_copies;
+  st.async_copies_read = tiled.async_copies_read;
+  st.global_stores = tiled.global_stores;
+}
+
 }  // namespace
 
 const TensorCoreStep& TensorCoreAnalysis::step(const std::string& name) const {
@@ -36,26 +49,18 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   if (sms < 1) throw std::invalid_argument(fmt::format("analysis: lab 08 on {} SMs: at least 1", sms));
   TensorCoreAnalysis a;
   a.layer = layer;
-  a.plan = GemmPlan{lab08::block_m(layer.filters), lab08::kBlockN, lab08::split_k(layer, sms), lab08::kSliceDepth};
-  // The loader and the tile walk are lab 06 step 3's with this plan.
-  const Im2colAnalysis im2col = analyze_im2col(layer, a.plan);
-  const Im2colStep& tiled = im2col.step("register_tiled");
-  a.effective_splits = im2col.effective_splits;
   a.n = static_cast<long long>(layer.terms_per_output());
-  a.useful_fmas = tiled.useful_fmas;
-  a.issued_fmas = tiled.fmas;
-  a.async_copies = tiled.async_copies;
-  a.async_copies_read = tiled.async_copies_read;
-  a.global_stores = tiled.global_stores;
+  a.useful_fmas = static_cast<long long>(layer.output_elements()) * a.n;
   a.compulsory_bytes = kBytesPerFloat * static_cast<double>(layer.input_elements() + layer.weight_elements() +
                                                              layer.output_elements());
-  const long long mmas_1x = a.issued_fmas / (lab08::kMmaM * lab08::kMmaN * lab08::kMmaK);  // whole tiles: exact
+  constexpr long long kFmasPerMma = lab08::kMmaM * lab08::kMmaN * lab08::kMmaK;  // whole tiles: exact
   const double n = static_cast<double>(a.n);
 
   TensorCoreStep one;
   one.name = "tf32";
   one.products = 1;
-  one.mmas = mmas_1x;
+  walk_tiles(layer, sms, lab08::Precision::tf32, one);
+  one.mmas = one.issued_fmas / kFmasPerMma;
   one.error_bound_units = tf32x1_error_units(a.n);
   one.allowed_units = std::max(n, 3.0) * kTf32Units;
 
@@ -63,7 +68,13 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   three.name = "tf32x3";
   three.products = 3;
   three.on_cuda_cores = a.n < lab08::kMinTensorCoreTerms;
-  three.mmas = three.on_cuda_cores ? 0 : 3 * mmas_1x;
+  if (three.on_cuda_cores) {
+    three.issued_fmas = a.useful_fmas;  // one thread per output, float32 FMAs
+    three.global_stores = static_cast<long long>(layer.output_elements());
+  } else {
+    walk_tiles(layer, sms, lab08::Precision::tf32x3, three);
+    three.mmas = 3 * (three.issued_fmas / kFmasPerMma);
+  }
   three.error_bound_units = three.on_cuda_cores ? n : tf32x3_error_units(a.n);
   three.allowed_units = n;
 

@@ -6,12 +6,12 @@
 ///        rules (docs/design.md, Tolerance).
 ///
 /// ## The steps, as written
-/// Both run one kernel: block tile BM × 128 of Y (BM from lab08::block_m), 16-deep slices, split-K
-/// from lab08::split_k; every slice of every tile is copied by cp.async exactly as lab 06 step 3
-/// copies it (analysis_im2col.hpp's register_tiled step with this plan), and multiplied by
-/// `mma.sync.m16n8k8` (16 × 8 × 8 multiply-adds) on whole tiles, ragged edges included:
-/// BM/16 · 128/8 · 16/8 MMAs per slice and block for step 1 (tf32), three times as many for step 2
-/// (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
+/// Both run one kernel: block tile BM × 128 of Y (BM from lab08::block_m, per step), 16-deep
+/// slices, split-K from lab08::split_k; every slice of every tile is copied by cp.async exactly as
+/// lab 06 step 3 copies it (analysis_im2col.hpp's register_tiled step with this plan), and
+/// multiplied by `mma.sync.m16n8k8` (16 × 8 × 8 multiply-adds) on whole tiles, ragged edges
+/// included: BM/16 · 128/8 · 16/8 MMAs per slice and block for step 1 (tf32), three per tile and
+/// k-step for step 2 (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
 /// cores instead: no MMA, one FMA per useful multiply-add.
 #pragma once
 
@@ -29,6 +29,12 @@ struct TensorCoreStep {
   std::string name;             ///< "tf32", "tf32x3" (the lab's variants)
   int products = 1;             ///< TF32 products per product of the convolution: 1 or 3
   bool on_cuda_cores = false;   ///< step 2 on a reduction too short for 3xTF32: float32 FMAs
+  GemmPlan plan;                ///< BM × 128 × 16, split-K
+  int effective_splits = 1;     ///< splits after the launcher drops empty ones
+  long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
+  long long async_copies = 0;   ///< cp.async copies issued (the loader of lab 06 step 3)
+  long long async_copies_read = 0;  ///< of which read global memory
+  long long global_stores = 0;      ///< floats written (an atomic add per split)
   long long mmas = 0;           ///< mma.sync.m16n8k8 instructions (warp-level) issued
   double mma_flops = 0;         ///< 2 · 16 · 8 · 8 per MMA: the tensor cores' work, padding included
   /// Worst-case |error| of one output in units of 2^-24·S (S = Σ|term|): see docs/design.md.
@@ -42,14 +48,8 @@ struct TensorCoreStep {
 /// Lab 08 on one layer.
 struct TensorCoreAnalysis {
   ConvLayerShape layer;        ///< the layer analysed
-  GemmPlan plan;               ///< BM × 128 × 16, split-K
-  int effective_splits = 1;    ///< splits after the launcher drops empty ones
   long long n = 0;             ///< C·K·K: products per output
   long long useful_fmas = 0;   ///< B·M·Ho·Wo·C·K²
-  long long issued_fmas = 0;   ///< multiply-adds of whole tiles, ragged edges included
-  long long async_copies = 0;  ///< cp.async copies issued (the loader of lab 06 step 3)
-  long long async_copies_read = 0;  ///< of which read global memory
-  long long global_stores = 0;      ///< floats written (an atomic add per split)
   double compulsory_bytes = 0;      ///< X, W read once and Y written once
   std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3
   /// The step of this name; @throws std::out_of_range
