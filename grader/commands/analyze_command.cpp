@@ -6,6 +6,7 @@
 //   grader analyze --lab lab03 --case datasets/conv2d/k5_37x53
 //   grader analyze --lab lab07 --case datasets/conv2d/k5_37x53 [--tuning build/tuning/lab07-nvidia-h200.json]
 //   grader analyze --lab lab06 --case datasets/conv_layer/<case> [--sms 132]
+//   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]
 //
 // --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab
 // actually launches); --case takes H, W and K from a dataset's case.json.
@@ -25,10 +26,14 @@
 #include "convlab/lab_registry.hpp"
 #include "convlab/analysis_im2col_report.hpp"
 #include "convlab/analysis_lab07_report.hpp"
+#include "convlab/analysis_lab08_report.hpp"
 #include "convlab/analysis_report.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/dataset.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/json_file.hpp"
 #include "convlab/lab_config.hpp"
+#include "convlab/limits.hpp"
 
 namespace convlab::grader {
 
@@ -40,9 +45,9 @@ struct UsageError : std::runtime_error {
 };
 
 struct AnalyzeOptions {
-  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text", layer, tuning;
+  std::string strategy, lab, case_dir, tile, block, block_index = "0,0", format = "text", layer, tuning, ceilings;
   int dims = 2;
-  int sms = 132;  // lab 06's step 3 plan: an H100 SXM or H200 unless told
+  int sms = 132;  // lab 06's step 3 plan and lab 08's split: an H100 SXM or H200 unless told
   std::optional<int> height, width, mask;
   bool sms_given = false, block_index_given = false;  // refused where they would be ignored
 };
@@ -102,7 +107,7 @@ analysis::Config lab_config(const std::string& lab, int height, int width, int m
     throw UsageError(fmt::format("--mask {}: {} takes mask widths {}", mask, lab, entry->mask_widths.to_string()));
   }
   if (auto c = analysis::config_for_lab(lab, height, width, mask)) return *c;
-  throw UsageError(fmt::format("--lab '{}': expected lab01 to lab07", lab));
+  throw UsageError(fmt::format("--lab '{}': expected lab01 to lab08", lab));
 }
 
 analysis::AnalysisReport build_report(const AnalyzeOptions& o) {
@@ -241,6 +246,50 @@ int run_lab06_analysis(const ConvLayerShape& s, int sms, const std::string& orig
                       [&] { return analysis::lab06_report_json(s, sms, origin); });
 }
 
+/// The ceilings a `grader bench` run measured (its bench.json), for lab 08's bounds.
+analysis::TensorCoreCeilings read_ceilings(const std::string& path) {
+  try {
+    const nlohmann::json bench = parse_json(read_file(path, kMaxTextFileBytes), path);
+    const nlohmann::json& c = bench.at("ceilings");
+    const analysis::TensorCoreCeilings out{c.at("copy_bytes_per_s").get<double>(), c.at("fma_flops_per_s").get<double>(),
+                                           c.value("tf32_mma_flops_per_s", 0.0)};
+    if (!(out.copy_bytes_per_s > 0 && out.fma_flops_per_s > 0 && out.tf32_mma_flops_per_s > 0)) {
+      throw std::runtime_error("its ceilings lack a positive copy, FMA or TF32 mma.sync rate (a run from before lab 08?)");
+    }
+    return out;
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--ceilings {}: {}", path, e.what()));
+  }
+}
+
+/// Lab 08: both steps on a layer, split for a GPU of `sms` SMs, bounded by measured ceilings.
+int run_lab08_analysis(const ConvLayerShape& s, const AnalyzeOptions& o, const std::string& origin) {
+  if (o.sms < 1) throw UsageError(fmt::format("--sms {}: expected at least 1", o.sms));
+  const analysis::TensorCoreCeilings c = o.ceilings.empty() ? analysis::TensorCoreCeilings{} : read_ceilings(o.ceilings);
+  return print_report(o.format, [&] { return analysis::lab08_report_text(s, o.sms, c, origin, o.ceilings); },
+                      [&] { return analysis::lab08_report_json(s, o.sms, c, origin, o.ceilings); });
+}
+
+/// Labs 06 and 08 take a conv layer: --layer, or --case with a conv-layer case.
+int run_conv_layer_lab(const AnalyzeOptions& o) {
+  const std::string number = o.lab.substr(3);
+  ConvLayerShape s;
+  std::string origin;
+  if (!o.layer.empty()) {
+    s = parse_layer(o.layer);
+  } else {
+    if (o.case_dir.empty()) throw UsageError(fmt::format("--lab {} needs --case (a conv-layer case) or --layer", o.lab));
+    const CaseInfo info = read_case_info(find_case(o.case_dir));
+    if (info.problem != Problem::conv_layer) {
+      throw UsageError(fmt::format("--case {}: a {} case; lab {} takes conv-layer cases", o.case_dir,
+                                   problem_name(info.problem), number));
+    }
+    s = info.layer;
+    origin = "case " + info.id();
+  }
+  return o.lab == "lab06" ? run_lab06_analysis(s, o.sms, origin, o.format) : run_lab08_analysis(s, o, origin);
+}
+
 /// Lab 07: each variant's configuration (the tuned one from --tuning, else the compiled-in
 /// defaults) on an image.
 int run_lab07_analysis(int height, int width, int mask, const std::string& tuning_file, const std::string& origin,
@@ -274,24 +323,17 @@ int run_lab07_analysis(int height, int width, int mask, const std::string& tunin
 
 int run_analyze(const AnalyzeOptions& o) {
   try {
+    const bool layer_lab = o.lab == "lab06" || o.lab == "lab08";
     if (!o.tuning.empty() && o.lab != "lab07") throw UsageError("--tuning is for --lab lab07");
-    if (o.sms_given && o.lab != "lab06") throw UsageError("--sms is for --lab lab06 (its step 3 plan)");
-    if (o.block_index_given && (o.lab == "lab06" || o.lab == "lab07" || !o.layer.empty())) {
+    if (o.sms_given && !layer_lab) throw UsageError("--sms is for --lab lab06 (its step 3 plan) and lab08 (its split-K)");
+    if (!o.ceilings.empty() && o.lab != "lab08") throw UsageError("--ceilings is for --lab lab08 (its bounds)");
+    if (o.block_index_given && (layer_lab || o.lab == "lab07" || !o.layer.empty())) {
       throw UsageError("--block-index is for the kernels of labs 01-05 (--strategy or --lab lab01..lab05)");
     }
-    if (!o.layer.empty() && !o.lab.empty() && o.lab != "lab06") {
-      throw UsageError(fmt::format("--layer is a conv layer: lab06's problem, not {}'s", o.lab));
+    if (!o.layer.empty() && !o.lab.empty() && !layer_lab) {
+      throw UsageError(fmt::format("--layer is a conv layer: the problem of labs 06 and 08, not {}'s", o.lab));
     }
-    if (o.lab == "lab06") {
-      if (!o.layer.empty()) return run_lab06_analysis(parse_layer(o.layer), o.sms, "", o.format);
-      if (o.case_dir.empty()) throw UsageError("--lab lab06 needs --case (a conv-layer case) or --layer");
-      const CaseInfo info = read_case_info(find_case(o.case_dir));
-      if (info.problem != Problem::conv_layer) {
-        throw UsageError(fmt::format("--case {}: a {} case; lab 06 takes conv-layer cases", o.case_dir,
-                                     problem_name(info.problem)));
-      }
-      return run_lab06_analysis(info.layer, o.sms, "case " + info.id(), o.format);
-    }
+    if (layer_lab) return run_conv_layer_lab(o);
     if (o.lab == "lab07") {
       if (!o.case_dir.empty()) {
         const CaseInfo info = read_case_info(find_case(o.case_dir));
@@ -347,14 +389,18 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   CLI::Option* lab = cmd->add_option(
       "--lab", o->lab,
-      "lab01..lab07: the lab's kernel with the configuration it launches with (lab06: every step on a "
-      "conv-layer case; lab07: every variant)");
+      "lab01..lab08: the lab's kernel with the configuration it launches with (lab06, lab08: every step on a "
+      "conv layer; lab07: every variant)");
   cmd->add_option("--tuning", o->tuning, "lab07: a tuning file (grader tune); default: the compiled-in configurations");
-  cmd->add_option("--sms", o->sms, "lab06: SMs of the GPU step 3's plan is for (default 132)")
+  cmd->add_option("--sms", o->sms, "lab06, lab08: SMs of the GPU the plan is for (default 132)")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--ceilings", o->ceilings,
+                  "lab08: a grader bench run's bench.json, whose measured ceilings (copy, FMA, TF32 mma.sync) bound "
+                  "each step's time");
   CLI::Option* case_dir = cmd->add_option(
       "--case", o->case_dir, "a dataset case folder: H, W and K of a conv2d case, or a conv layer (lab 06, im2col)");
-  CLI::Option* layer = cmd->add_option("--layer", o->layer, "a conv layer B,C,M,H,W,K[,S,P,D]: its im2col analysis (lab 06)");
+  CLI::Option* layer =
+      cmd->add_option("--layer", o->layer, "a conv layer B,C,M,H,W,K[,S,P,D]: its im2col analysis (with --lab: lab 06's or 08's)");
   layer->excludes(case_dir)->excludes(strategy);
   lab->excludes(strategy)->excludes(tile)->excludes(block);
   case_dir->excludes(height)->excludes(width)->excludes(mask);

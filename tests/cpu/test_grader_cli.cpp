@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "commands/commands.hpp"
+#include "grader_test_support.hpp"
 #include "convlab/device_info.hpp"
 #include "system/subprocess.hpp"
 
@@ -101,6 +102,8 @@ TEST_CASE("grader cli: an option the chosen mode would ignore is refused, naming
       {{"analyze", "--lab", "lab03", "--height", "64", "--width", "64", "--mask", "3", "--sms", "8"},
        "--sms is for --lab lab06"},
       {{"analyze", "--layer", "1,8,8,16,16,3", "--block-index", "1,1"}, "--block-index is for the kernels of labs 01-05"},
+      {{"analyze", "--lab", "lab06", "--layer", "1,8,8,16,16,3", "--ceilings", "/tmp/bench.json"},
+       "--ceilings is for --lab lab08"},
       {{"analyze", "--lab", "lab07", "--height", "64", "--width", "64", "--mask", "3", "--block-index", "1,0"},
        "--block-index is for the kernels of labs 01-05"},
   };
@@ -110,6 +113,32 @@ TEST_CASE("grader cli: an option the chosen mode would ignore is refused, naming
     CHECK(r.exit_code == kUsageError);
     CHECK_THAT(r.output, Catch::Contains(message));
   }
+}
+
+TEST_CASE("grader cli: analyze --lab lab08 prints both steps' MMAs and error bounds, and with a bench run's ceilings "
+          "their time bounds",
+          "[grader][cli][lab08]") {
+  ProcessResult r = grader({"analyze", "--lab", "lab08", "--layer", "8,128,128,128,128,3,1,1,1"});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("tf32x3 — 3 TF32 products per product"));
+  CHECK_THAT(r.output, Catch::Contains("(FP32-accurate)"));
+  CHECK_THAT(r.output, Catch::Contains("--ceilings BENCH_JSON"));
+
+  testing::TempDir dir("convlab-cli-lab08");
+  const fs::path bench = dir.path() / "bench.json";
+  testing::write_test_file(bench, R"({"ceilings": {"copy_bytes_per_s": 3e12, "fma_flops_per_s": 6e13, "tf32_mma_flops_per_s": 3e14}})");
+  r = grader({"analyze", "--lab", "lab08", "--layer", "8,128,128,128,128,3,1,1,1", "--ceilings", bench.string()});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("TF32 mma.sync 300 TFLOP/s"));
+  CHECK_THAT(r.output, Catch::Contains("roofline"));
+
+  // A run from before lab 08 measured no TF32 ceiling: said, not read as zero.
+  testing::write_test_file(bench, R"({"ceilings": {"copy_bytes_per_s": 3e12, "fma_flops_per_s": 6e13}})");
+  r = grader({"analyze", "--lab", "lab08", "--layer", "8,128,128,128,128,3", "--ceilings", bench.string()});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("lack a positive copy, FMA or TF32 mma.sync rate"));
 }
 
 TEST_CASE("grader cli: a Slurm value that would break its #SBATCH line is refused", "[grader][cli][hostile]") {

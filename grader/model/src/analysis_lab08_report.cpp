@@ -1,0 +1,91 @@
+// Lab 08's analysis, rendered: text for `grader analyze --lab lab08`, and the same fields as JSON.
+#include "convlab/analysis_lab08_report.hpp"
+
+#include <fmt/format.h>
+
+namespace convlab::analysis {
+namespace {
+
+std::string in_parentheses(const std::string& s) { return s.empty() ? "" : " (" + s + ")"; }
+
+bool have(const TensorCoreCeilings& c) {
+  return c.copy_bytes_per_s > 0 && c.fma_flops_per_s > 0 && c.tf32_mma_flops_per_s > 0;
+}
+
+}  // namespace
+
+std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCoreCeilings& ceilings,
+                              const std::string& origin, const std::string& ceilings_origin) {
+  const TensorCoreAnalysis a = analyze_lab08(s, sms);
+  std::string out = fmt::format("lab 08 (tensor cores) on the conv layer {}{}\n", s.describe(), in_parentheses(origin));
+  out += fmt::format("  products per output n     {} (C·K·K); multiply-adds {}\n", a.n, a.useful_fmas);
+  if (have(ceilings)) {
+    out += fmt::format("  ceilings                  copy {:.0f} GB/s, FMA {:.1f} TFLOP/s, TF32 mma.sync {:.0f} TFLOP/s{}\n",
+                       ceilings.copy_bytes_per_s / 1e9, ceilings.fma_flops_per_s / 1e12,
+                       ceilings.tf32_mma_flops_per_s / 1e12, in_parentheses(ceilings_origin));
+  } else {
+    out += "  ceilings                  unknown: --ceilings BENCH_JSON (a grader bench run) gives the bounds in ms\n";
+  }
+  for (const TensorCoreStep& st : a.steps) {
+    out += fmt::format("  {} — {} TF32 product{} per product\n", st.name, st.products, st.products == 1 ? "" : "s");
+    if (st.on_cuda_cores) {
+      out += fmt::format("    n = {} < {}: float32 FMAs on CUDA cores, one output per thread (no MMA)\n", a.n,
+                         lab08::kMinTensorCoreTerms);
+    } else {
+      out += fmt::format("    {}x{}x{} block tile, split {} (for {} SMs; --sms); {} MMAs (m16n8k8), {:.4g} GFLOP on tensor "
+                         "cores, {:.1f}% of them useful\n",
+                         st.plan.bm, st.plan.bn, st.plan.bk, st.effective_splits, sms, st.mmas, st.mma_flops / 1e9,
+                         100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
+      out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
+                         st.async_copies_read, st.global_stores);
+    }
+    if (have(ceilings)) {
+      const TensorCoreBounds b = tensor_core_bounds(a, st, ceilings);
+      out += fmt::format("    bounds: memory {:.4f} ms, FP32 FMA {:.4f} ms, its own arithmetic {:.4f} ms: roofline {:.4f} ms\n",
+                         1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, 1e3 * b.roofline_s());
+    }
+    out += fmt::format("    error bound {:.4g}·2^-24·S; its rule allows {:.4g}·2^-24·S; {:.4g}× the FP32 rule's n·2^-24·S{}\n",
+                       st.error_bound_units, st.allowed_units, st.fp32_ratio,
+                       st.fp32_ratio <= 1 ? " (FP32-accurate)" : "");
+  }
+  return out;
+}
+
+nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorCoreCeilings& ceilings,
+                                 const std::string& origin, const std::string& ceilings_origin) {
+  const TensorCoreAnalysis a = analyze_lab08(s, sms);
+  nlohmann::json steps = nlohmann::json::array();
+  for (const TensorCoreStep& st : a.steps) {
+    nlohmann::json j = {{"variant", st.name},
+                        {"products", st.products},
+                        {"on_cuda_cores", st.on_cuda_cores},
+                        {"plan", {{"bm", st.plan.bm}, {"bn", st.plan.bn}, {"bk", st.plan.bk}, {"splits", st.effective_splits}}},
+                        {"mmas", st.mmas},
+                        {"mma_flops", st.mma_flops},
+                        {"issued_fmas", st.issued_fmas},
+                        {"async_copies", st.async_copies},
+                        {"async_copies_read", st.async_copies_read},
+                        {"global_stores", st.global_stores},
+                        {"error_bound_units", st.error_bound_units},
+                        {"allowed_units", st.allowed_units},
+                        {"fp32_ratio", st.fp32_ratio}};
+    if (have(ceilings)) {
+      const TensorCoreBounds b = tensor_core_bounds(a, st, ceilings);
+      j["bounds_ms"] = {{"memory", 1e3 * b.memory_s}, {"fp32_fma", 1e3 * b.fma_s}, {"own", 1e3 * b.mma_s},
+                        {"roofline", 1e3 * b.roofline_s()}};
+    }
+    steps.push_back(std::move(j));
+  }
+  nlohmann::json j = {{"format", "convlab-analyze-lab08"}, {"version", 1}, {"layer", s.describe()}, {"origin", origin},
+                      {"sms", sms}, {"n", a.n}, {"useful_fmas", a.useful_fmas}, {"compulsory_bytes", a.compulsory_bytes},
+                      {"steps", steps}};
+  if (have(ceilings)) {
+    j["ceilings"] = {{"copy_bytes_per_s", ceilings.copy_bytes_per_s},
+                     {"fma_flops_per_s", ceilings.fma_flops_per_s},
+                     {"tf32_mma_flops_per_s", ceilings.tf32_mma_flops_per_s},
+                     {"origin", ceilings_origin}};
+  }
+  return j;
+}
+
+}  // namespace convlab::analysis
