@@ -19,7 +19,9 @@ enum class Precision {
 
 /// The tensor-core instruction: `mma.sync.aligned.m16n8k8` with TF32 operands and float32
 /// accumulators multiplies a 16×8 tile of A by an 8×8 tile of B.
-inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;
+inline constexpr int kMmaM = 16;
+inline constexpr int kMmaN = 8;  ///< columns of B and D in one MMA
+inline constexpr int kMmaK = 8;  ///< the MMA's reduction depth (rows of B)
 
 /// A block's tile of Y (rows: filters m; columns: output positions n of the whole batch):
 /// BM × kBlockN, BM from block_m.
@@ -32,8 +34,9 @@ inline constexpr int kSliceDepth = 16;
 /// Slices in flight (cp.async), one being multiplied.
 inline constexpr int kStages = 3;
 /// 8 warps as 2 (m) × 4 (n); a warp's tile is (BM/2) × 32: (BM/32) × 4 MMA tiles.
-inline constexpr int kWarpsM = 2, kWarpsN = 4;
-inline constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+inline constexpr int kWarpsM = 2;
+inline constexpr int kWarpsN = 4;                        ///< warps across a block tile's columns
+inline constexpr int kThreads = 32 * kWarpsM * kWarpsN;  ///< threads per block
 /// Shared-memory row pitch in floats: BM or kBlockN plus 8, so that the pitch is 8 (mod 32)
 /// and a warp's fragment load (rows k + tig, columns base + gid, tig < 4, gid < 8) touches 32
 /// different banks.
