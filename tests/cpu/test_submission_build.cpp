@@ -11,6 +11,7 @@
 #include "run/reasons.hpp"
 #include "build/submission_build.hpp"
 #include "grader_test_support.hpp"
+#include "system/sandbox.hpp"
 
 namespace fs = std::filesystem;
 using namespace convlab::grader;
@@ -87,6 +88,22 @@ TEST_CASE("submission build: the labs compile together, and one that does not is
   CHECK(third[0].exe);
   CHECK(harness_builds == 1);
   CHECK(fs::exists(h.build_dir / "common" / "libconvlab_runner.a"));
+
+  // Sandboxed, as the grader compiles: the compile sees no labs/ of the project, and must not need it.
+  if (const SandboxProbe probe = probe_sandbox(); probe.ok()) {
+    BuildSettings boxed = settings;
+    boxed.build_dir = tmp.path() / "build" / "worker-boxed";
+    boxed.sandbox = SandboxSpec{};
+    boxed.sandbox->bwrap = *probe.bwrap;
+    SubmissionBuilder sandboxed(boxed, all);
+    sandboxed.stage(good, lab01);
+    const std::vector<LabExecutable> fourth = sandboxed.build_all(lab01, tmp.path() / "exe-boxed");
+    REQUIRE(fourth.size() == 1);
+    INFO(fourth[0].could_not_grade << fourth[0].build_message);
+    CHECK(fourth[0].exe);
+  } else {
+    WARN("sandboxed build SKIPPED: " << probe.problem << " (" << probe.fix << ")");
+  }
   for (const char* worker : {"worker-0", "worker-1"}) {
     INFO(worker);
     CHECK_FALSE(fs::exists(tmp.path() / "build" / worker / "common" / "libconvlab_runner.a"));
