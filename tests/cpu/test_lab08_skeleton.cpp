@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "step_splice.hpp"
 
 using namespace convlab::testing;
@@ -21,13 +21,7 @@ const fs::path kSource = CONVLAB_SOURCE_DIR;
 const fs::path kLab = kSource / "labs" / "08-tensor-cores";
 const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMaxTextFileBytes); }
 
 }  // namespace
 

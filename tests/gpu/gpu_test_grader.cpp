@@ -23,6 +23,7 @@
 
 #include "commands/commands.hpp"
 #include "build/lab_folders.hpp"
+#include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 #include "test_paths.hpp"
@@ -58,10 +59,7 @@ GraderRun run_grader(std::vector<std::string> args, const std::string& report_na
   return r;
 }
 
-// The last lines of a long output, for failure messages.
-std::string tail(const std::string& text, std::size_t chars = 6000) {
-  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
-}
+using convlab::testing::tail;
 
 // The labs whose reference solution is built, as "01,03".
 std::string labs_with_solutions() {

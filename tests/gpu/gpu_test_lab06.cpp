@@ -23,6 +23,7 @@
 #include "convlab/dataset.hpp"
 #include "convlab/device_buffer.cuh"
 #include "convlab/reference.hpp"
+#include "conv_layer_on_device.hpp"
 #include "gpu_lab_run.hpp"
 #include "system/subprocess.hpp"
 
@@ -101,23 +102,6 @@ std::vector<ConvLayerCase> in_process_cases() {
   return cases;
 }
 
-// Uploads a case, runs `run(args)` on a NaN-filled output, downloads it.
-template <class Run>
-Tensor<float> run_on_device(const ConvLayerCase& c, Run run) {
-  const ConvLayerShape& s = c.info.layer;
-  DeviceBuffer<float> x(c.x.size()), w(c.w.size()), y(s.output_elements());
-  x.upload(c.x.data());
-  w.upload(c.w.data());
-  y.fill_bytes(0xFF);
-  run(ConvLayerArgs{x.data(), w.data(), y.data(), s});
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CHECK(y.check_guards().clean());
-  auto z = [](int d) { return static_cast<std::size_t>(d); };
-  Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
-  y.download(got.data());
-  return got;
-}
 
 }  // namespace
 
@@ -129,7 +113,7 @@ TEST_CASE("gpu: step 3 is right with every block tile and split-K", "[gpu][lab06
     for (const auto& plan : plans) {
       INFO(c.info.id() << " " << c.info.layer.describe() << " tile " << plan.bm << "x" << plan.bn << " splits "
                        << plan.splits << " bk " << plan.bk);
-      const Tensor<float> got = run_on_device(c, [&](const ConvLayerArgs& a) { lab06::conv_layer_register_tiled_with(a, plan); });
+      const Tensor<float> got = testing::run_conv_layer_on_device(c, [&](const ConvLayerArgs& a) { lab06::conv_layer_register_tiled_with(a, plan); });
       const CompareResult r = compare_outputs(got, *c.expected, abs_sum, c.info.layer.terms_per_output(), Tolerance::fp32());
       INFO(r.summary() << "\n" << r.details());
       CHECK(r.ok());
@@ -147,7 +131,7 @@ TEST_CASE("gpu: the fused bias + ReLU epilogue computes max(conv + bias, 0)", "[
     for (float& b : bias) b = static_cast<float>(static_cast<double>(rng() >> 40) / 16777216.0 - 0.5);
     DeviceBuffer<float> bias_d(bias.size());
     bias_d.upload(bias.data());
-    const Tensor<float> got = run_on_device(c, [&](const ConvLayerArgs& a) { lab06::conv_layer_bias_relu(a, bias_d.data()); });
+    const Tensor<float> got = testing::run_conv_layer_on_device(c, [&](const ConvLayerArgs& a) { lab06::conv_layer_bias_relu(a, bias_d.data()); });
 
     // Reference: max(Y + b, 0) in double; the sum has one more term (b), S grows by |b|, and
     // ReLU does not increase an error (it is 1-Lipschitz).

@@ -51,9 +51,7 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-std::string tail(const std::string& text, std::size_t chars = 6000) {
-  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
-}
+using convlab::testing::tail;
 
 /// The lab folder with every marked step's code taken from the solution, as a one-lab submission:
 /// kSpliced/submission/06-im2col/. Files without steps (the stretch step's stub, the README, the

@@ -56,9 +56,7 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-std::string tail(const std::string& text, std::size_t chars = 6000) {
-  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
-}
+using convlab::testing::tail;
 
 /// Sets an environment variable for this process and its children, and restores it on exit.
 class ScopedEnv {

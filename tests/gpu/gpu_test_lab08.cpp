@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "convlab/compare.hpp"
 #include "convlab/datagen.hpp"
@@ -27,7 +26,10 @@
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/reference.hpp"
+#include "conv_layer_on_device.hpp"
 #include "gpu_lab_run.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "step_splice.hpp"
 #include "system/subprocess.hpp"
 #include "test_paths.hpp"
@@ -46,17 +48,9 @@ const fs::path kLab = kSource / "labs" / "08-tensor-cores";
 const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
 constexpr int kVariants = 2;  // tf32, tf32x3
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMaxTextFileBytes); }
 
-std::string tail(const std::string& text, std::size_t chars = 6000) {
-  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
-}
+using convlab::testing::tail;
 
 ConvLayerSpec layer(int b, int c, int m, int h, int w, int k, int s, int p, int d, std::uint64_t seed, const char* why) {
   return {fmt::format("l_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", b, c, m, h, w, k, s, p, d), {b, c, m, h, w, k, s, p, d},
@@ -77,23 +71,6 @@ std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
   };
 }
 
-// Uploads a case, runs `run(args)` on a NaN-filled output, downloads it.
-template <class Run>
-Tensor<float> run_on_device(const ConvLayerCase& c, Run run) {
-  const ConvLayerShape& s = c.info.layer;
-  DeviceBuffer<float> x(c.x.size()), w(c.w.size()), y(s.output_elements());
-  x.upload(c.x.data());
-  w.upload(c.w.data());
-  y.fill_bytes(0xFF);
-  run(ConvLayerArgs{x.data(), w.data(), y.data(), s});
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CHECK(y.check_guards().clean());
-  auto z = [](int d) { return static_cast<std::size_t>(d); };
-  Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
-  y.download(got.data());
-  return got;
-}
 
 /// The lab folder as a one-lab submission under `root`, each code file's steps spliced in from
 /// the solution.
@@ -162,8 +139,8 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32
     const std::size_t n = c.info.layer.terms_per_output();
     const Tensor<double> abs_sum = conv_layer_abs_sum(c.x, c.w, c.params());
     INFO(spec.name << " (" << spec.description << ")");
-    const Tensor<float> one = run_on_device(c, lab08::conv_layer_tf32);
-    const Tensor<float> three = run_on_device(c, lab08::conv_layer_tf32x3);
+    const Tensor<float> one = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32);
+    const Tensor<float> three = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3);
     const CompareResult one_fp32 = compare_outputs(one, *c.expected, abs_sum, n, Tolerance::fp32());
     const CompareResult one_tf32 = compare_outputs(one, *c.expected, abs_sum, n, Tolerance::tf32x1());
     const CompareResult three_fp32 = compare_outputs(three, *c.expected, abs_sum, n, Tolerance::fp32());

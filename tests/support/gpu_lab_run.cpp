@@ -13,6 +13,10 @@
 namespace convlab::testing {
 namespace fs = std::filesystem;
 
+std::string tail(const std::string& text, std::size_t chars) {
+  return text.size() <= chars ? text : "..." + text.substr(text.size() - chars);
+}
+
 LabRun run_lab(const std::string& exe, const fs::path& cases, const std::vector<std::string>& extra,
                std::chrono::seconds timeout) {
   // Unique per process and call: CTest may run test processes side by side.

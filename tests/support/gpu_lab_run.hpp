@@ -24,6 +24,9 @@ struct LabRun {
 LabRun run_lab(const std::string& exe, const std::filesystem::path& cases, const std::vector<std::string>& extra = {},
                std::chrono::seconds timeout = std::chrono::seconds(900));
 
+/// The last `chars` characters of a long output (a grader's, a runner's), for failure messages.
+std::string tail(const std::string& text, std::size_t chars = 6000);
+
 /// Checks that the run exited 0 and that every result is PASS (or SKIP, for a mask width the lab
 /// does not take, when `allow_skip`), `expected_passes` of them PASS.
 void expect_all_pass(const LabRun& r, int expected_passes, bool allow_skip = true);
