@@ -14,7 +14,7 @@
 
 namespace convlab {
 
-/// Arguments of a conv2d lab (labs 01–05, 07), in the lecture's names.
+/// Arguments of a conv2d lab (labs 01–05, 07 and lab 08's step 3), in the lecture's names.
 struct Conv2dArgs {
   const float* N;  ///< input image, height×width, row-major
   const float* M;  ///< mask, mask_width×mask_width, row-major
@@ -93,6 +93,7 @@ void conv2d_register_tiled(const Conv2dArgs& a);   ///< step 6: the autotuned ch
 namespace lab08 {
 void conv_layer_tf32(const ConvLayerArgs& a);    ///< step 1: implicit GEMM on TF32 tensor cores (1xTF32)
 void conv_layer_tf32x3(const ConvLayerArgs& a);  ///< step 2: three TF32 products per product, FP32-accurate
+void conv2d_banded_tf32x3(const Conv2dArgs& a);   ///< step 3: one image, K ≥ 9, as banded GEMMs in 3xTF32
 }  // namespace lab08
 
 }  // namespace convlab
