@@ -24,6 +24,10 @@
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+
+#include "convlab/cuda_check.cuh"
+
 namespace convlab::lab08 {
 
 /// x rounded to the nearest TF32 (ties away from zero), as the bits of a float32 whose low 13
@@ -63,6 +67,15 @@ __device__ __forceinline__ void mma_tf32_from_zero(float (&d)[4], const unsigned
 #else
   __trap();  // the launchers refuse GPUs before compute capability 8.0
 #endif
+}
+
+/// Host: tensor cores with TF32 need compute capability 8.0 (Ampere) or later; every launcher
+/// of the lab checks first, rather than failing in the kernel.
+inline void require_tensor_cores() {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 8) throw std::runtime_error("lab08: TF32 tensor cores need compute capability 8.0 or later");
 }
 
 }  // namespace convlab::lab08

@@ -46,14 +46,6 @@ __global__ void direct_fp32(const float* __restrict__ X, const float* __restrict
   Y[i] = sum;
 }
 
-/// Tensor cores with TF32 need compute capability 8.0 (Ampere) or later.
-void require_tensor_cores() {
-  int device = 0, major = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major < 8) throw std::runtime_error("lab08: TF32 tensor cores need compute capability 8.0 or later");
-}
-
 int sm_count() {
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));

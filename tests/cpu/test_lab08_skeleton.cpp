@@ -1,7 +1,8 @@
-// Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2
-// with the same titles in both folders and is the same code outside them; the given files
-// (layer_tiles.cuh, mma_tf32.cuh, the launchers of tensor_cores.cu) are the solution's code; the
-// stub marks both steps unwritten and the solution neither. The GPU test
+// Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2,
+// banded_conv2d.cuh step 3, with the same titles in both folders, and each is the same code
+// outside them; the given files (layer_tiles.cuh, mma_tf32.cuh, the launchers tensor_cores.cu and
+// banded_conv2d.cu) are the solution's code; the stub marks every step unwritten and the
+// solution none. The GPU test
 // (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
 #include <catch2/catch.hpp>
 
@@ -25,7 +26,7 @@ std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMax
 
 }  // namespace
 
-TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 and 2 with the same titles", "[lab08][skeleton]") {
+TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1, 2 and 3 with the same titles", "[lab08][skeleton]") {
   const auto stub = find_steps(read(kLab / "tensor_core_gemm.cuh"), "stub");
   const auto solution = find_steps(read(kSolution / "tensor_core_gemm.cuh"), "solution");
   REQUIRE(stub.size() == 2);
@@ -34,23 +35,34 @@ TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 and 2 with the
   CHECK(stub.at("2").title == "3xTF32");
   CHECK(solution.at("1").title == stub.at("1").title);
   CHECK(solution.at("2").title == stub.at("2").title);
+  const auto stub3 = find_steps(read(kLab / "banded_conv2d.cuh"), "stub");
+  const auto solution3 = find_steps(read(kSolution / "banded_conv2d.cuh"), "solution");
+  REQUIRE(stub3.size() == 1);
+  REQUIRE(solution3.size() == 1);
+  CHECK(stub3.at("3").title == "banded 3xTF32");
+  CHECK(solution3.at("3").title == stub3.at("3").title);
 }
 
 TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's code, and so is every given file",
           "[lab08][skeleton]") {
-  const std::string stub = read(kLab / "tensor_core_gemm.cuh");
-  const std::string solution = read(kSolution / "tensor_core_gemm.cuh");
-  CHECK(code_of(without_step_bodies(stub, "stub"), "stub") == code_of(without_step_bodies(solution, "solution"), "solution"));
-  CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
-  for (const char* given : {"layer_tiles.cuh", "mma_tf32.cuh", "tensor_cores.cu"}) {
+  for (const char* file : {"tensor_core_gemm.cuh", "banded_conv2d.cuh"}) {
+    INFO(file);
+    const std::string stub = read(kLab / file);
+    const std::string solution = read(kSolution / file);
+    CHECK(code_of(without_step_bodies(stub, "stub"), "stub") == code_of(without_step_bodies(solution, "solution"), "solution"));
+    CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
+  }
+  for (const char* given : {"layer_tiles.cuh", "mma_tf32.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
   }
 }
 
-TEST_CASE("lab08 skeleton: both steps of the stub are marked unwritten, none of the solution's", "[lab08][skeleton]") {
+TEST_CASE("lab08 skeleton: every step of the stub is marked unwritten, none of the solution's", "[lab08][skeleton]") {
   CHECK(written_flags(read(kLab / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", false}, {"2", false}});
   CHECK(written_flags(read(kSolution / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", true}, {"2", true}});
+  CHECK(written_flags(read(kLab / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", false}});
+  CHECK(written_flags(read(kSolution / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", true}});
 }
 
 TEST_CASE("lab08 skeleton: the lab folder and the solution hold the same source files", "[lab08][skeleton]") {

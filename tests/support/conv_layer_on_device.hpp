@@ -1,6 +1,6 @@
-// A conv-layer case run in process on the GPU, as the runner would run it: for the GPU tests that
-// call a solution's launcher directly (tile plans and epilogues the runner never sees, lab 08's
-// accuracy against the FP32 rule).
+// A conv-layer or conv2d case run in process on the GPU, as the runner would run it: for the GPU
+// tests that call a solution's launcher directly (tile plans and epilogues the runner never sees,
+// lab 08's accuracy against the FP32 rule).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -30,6 +30,24 @@ Tensor<float> run_conv_layer_on_device(const ConvLayerCase& c, Run run) {
   auto z = [](int d) { return static_cast<std::size_t>(d); };
   Tensor<float> got({z(s.batch), z(s.filters), z(s.out_height()), z(s.out_width())});
   y.download(got.data());
+  return got;
+}
+
+/// Uploads conv2d case `c`, runs `run(args)` on a NaN-filled output, checks the output's guard
+/// bands and downloads it: P [H][W].
+template <class Run>
+Tensor<float> run_conv2d_on_device(const Conv2dCase& c, Run run) {
+  const Conv2dShape& s = c.info.conv2d;
+  DeviceBuffer<float> n(c.image.size()), m(c.mask.size()), p(s.pixels());
+  n.upload(c.image.data());
+  m.upload(c.mask.data());
+  p.fill_bytes(0xFF);
+  run(Conv2dArgs{n.data(), m.data(), p.data(), s.height, s.width, s.mask_width});
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(p.check_guards().clean());
+  Tensor<float> got({static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width)});
+  p.download(got.data());
   return got;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "convlab/ceil_div.hpp"  // CONVLAB_HOST_DEVICE
 #include "convlab/shapes.hpp"
 
 namespace convlab::lab08 {
@@ -73,5 +74,41 @@ inline int split_k(const ConvLayerShape& s, int bm, int sms) {
   const long long want = (slots + tiles - 1) / tiles;
   return static_cast<int>(std::max(1LL, std::min(want, slices / 8)));
 }
+
+// ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
+//
+// For mask row i, the outputs of one image row are a 1D convolution of input row y + i − r:
+// an 8-column MMA tile of outputs reads K + 7 inputs, so B (8 k × 8 outputs) is a band of a
+// Toeplitz matrix, B_s[k][n] = mask[i][8s + k − n], spread over band_steps(K) k-steps of which
+// a K-wide band is useful. A's 16 rows are 16 output rows: A[m][k] is the input tile's row m + i.
+
+/// The smallest mask step 3 takes: below it the band wastes more than half of every MMA and
+/// labs 05 and 07 are faster on CUDA cores.
+inline constexpr int kBandMinMask = 9;
+/// A warp's tile of P: one 16-row MMA tile down, kBandWarpTiles 8-column MMA tiles across.
+inline constexpr int kBandWarpTiles = 8;
+/// 8 warps as 4 (rows) × 2 (columns).
+inline constexpr int kBandWarpsY = 4;
+inline constexpr int kBandWarpsX = 2;  ///< warps across a block's tile
+inline constexpr int kBandThreads = 32 * kBandWarpsY * kBandWarpsX;           ///< threads per block
+inline constexpr int kBandTileRows = kBandWarpsY * kMmaM;                     ///< a block's output rows
+inline constexpr int kBandTileCols = kBandWarpsX * kBandWarpTiles * kMmaN;   ///< and columns
+
+/// k-steps of one mask row's band: ⌈(K + 7) / 8⌉.
+CONVLAB_HOST_DEVICE constexpr int band_steps(int k) { return (k + kMmaN - 1 + kMmaK - 1) / kMmaK; }
+/// The useful fraction of the band's MMAs: K of every 8·band_steps(K) products are the mask's.
+constexpr double band_useful_fraction(int k) { return static_cast<double>(k) / (kMmaK * band_steps(k)); }
+/// Columns of a block's input tile: a warp's last MMA tile reads 8·(S − 1) columns past its own.
+CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCols + kMmaK * (steps - 1); }
+/// The tile's row pitch in floats: its columns plus 4, an odd multiple of 4 (mod 32), so that a
+/// warp's fragment load (rows g, columns t, g < 8, t < 4) touches 32 different banks.
+CONVLAB_HOST_DEVICE constexpr int band_tile_pitch(int steps) { return band_tile_cols(steps) + 4; }
+/// The mask's band fragments: K·S·32 of 4 registers (a lane's b0, b1, big and small), made once
+/// per call by their own kernel and read by every block through the L1 cache.
+CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_steps(k) * 32; }
+/// Dynamic shared memory of a block for mask width k: the input tile, (kBandTileRows + K − 1)
+/// rows, twice: its big and its small TF32 parts, split once as the tile is loaded.
+constexpr int band_shared_bytes(int k) { return 2 * (kBandTileRows + k - 1) * band_tile_pitch(band_steps(k)) * 4; }
+static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "fragment loads on 32 banks");
 
 }  // namespace convlab::lab08
