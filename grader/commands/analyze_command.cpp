@@ -7,6 +7,7 @@
 //   grader analyze --lab lab07 --case datasets/conv2d/k5_37x53 [--tuning build/tuning/lab07-nvidia-h200.json]
 //   grader analyze --lab lab06 --case datasets/conv_layer/<case> [--sms 132]
 //   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]
+//   grader analyze --lab lab08 --height 8192 --width 8192 --mask 17 [--ceilings ...]   (step 3)
 //
 // --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab
 // actually launches); --case takes H, W and K from a dataset's case.json.
@@ -270,15 +271,46 @@ int run_lab08_analysis(const ConvLayerShape& s, const AnalyzeOptions& o, const s
                       [&] { return analysis::lab08_report_json(s, o.sms, c, origin, o.ceilings); });
 }
 
-/// Labs 06 and 08 take a conv layer: --layer, or --case with a conv-layer case.
+/// Lab 08 step 3: one image (--height, --width, --mask), as banded GEMMs on tensor cores.
+int run_lab08_banded_analysis(int height, int width, int mask, const AnalyzeOptions& o, const std::string& origin) {
+  if (o.sms_given) throw UsageError("--sms is for conv layers (lab 08 step 3 has no split-K)");
+  const analysis::TensorCoreCeilings c = o.ceilings.empty() ? analysis::TensorCoreCeilings{} : read_ceilings(o.ceilings);
+  try {
+    (void)analysis::analyze_lab08_banded(height, width, mask);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return print_report(
+      o.format, [&] { return analysis::lab08_banded_report_text(height, width, mask, c, origin, o.ceilings); },
+      [&] { return analysis::lab08_banded_report_json(height, width, mask, c, origin, o.ceilings); });
+}
+
+/// Labs 06 and 08 take a conv layer: --layer, or --case with a conv-layer case; lab 08 also an
+/// image (--height, --width, --mask, or a conv2d --case) for its step 3.
 int run_conv_layer_lab(const AnalyzeOptions& o) {
   const std::string number = o.lab.substr(3);
   ConvLayerShape s;
   std::string origin;
+  if (o.lab == "lab08" && o.layer.empty()) {
+    if (o.case_dir.empty() && o.height && o.width && o.mask) {
+      return run_lab08_banded_analysis(*o.height, *o.width, *o.mask, o, "");
+    }
+    if (!o.case_dir.empty()) {
+      const CaseInfo info = read_case_info(find_case(o.case_dir));
+      if (info.problem == Problem::conv2d) {
+        return run_lab08_banded_analysis(info.conv2d.height, info.conv2d.width, info.conv2d.mask_width, o,
+                                         "case " + info.id());
+      }
+    }
+  }
   if (!o.layer.empty()) {
     s = parse_layer(o.layer);
   } else {
-    if (o.case_dir.empty()) throw UsageError(fmt::format("--lab {} needs --case (a conv-layer case) or --layer", o.lab));
+    if (o.case_dir.empty()) {
+      throw UsageError(o.lab == "lab08" ? "--lab lab08 needs --layer or a conv-layer --case (steps 1 and 2), or --height, "
+                                          "--width and --mask or a conv2d --case (step 3)"
+                                        : fmt::format("--lab {} needs --case (a conv-layer case) or --layer", o.lab));
+    }
     const CaseInfo info = read_case_info(find_case(o.case_dir));
     if (info.problem != Problem::conv_layer) {
       throw UsageError(fmt::format("--case {}: a {} case; lab {} takes conv-layer cases", o.case_dir,

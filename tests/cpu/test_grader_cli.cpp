@@ -141,6 +141,22 @@ TEST_CASE("grader cli: analyze --lab lab08 prints both steps' MMAs and error bou
   CHECK_THAT(r.output, Catch::Contains("lack a positive copy, FMA or TF32 mma.sync rate"));
 }
 
+TEST_CASE("grader cli: analyze --lab lab08 on an image prints step 3's band, MMAs and error bound, and refuses K < 9",
+          "[grader][cli][lab08]") {
+  ProcessResult r = grader({"analyze", "--lab", "lab08", "--height", "8192", "--width", "8192", "--mask", "17"});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("17/24 = 70.8% of each MMA"));
+  CHECK_THAT(r.output, Catch::Contains("80216064 MMAs"));
+  CHECK_THAT(r.output, Catch::Contains("FP32-accurate"));
+  r = grader({"analyze", "--lab", "lab08", "--height", "64", "--width", "64", "--mask", "7"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("masks of width 9 to 17, not 7"));
+  r = grader({"analyze", "--lab", "lab08", "--height", "64", "--width", "64", "--mask", "9", "--sms", "10"});
+  CHECK(r.exit_code == kUsageError);
+  CHECK_THAT(r.output, Catch::Contains("no split-K"));
+}
+
 TEST_CASE("grader cli: a Slurm value that would break its #SBATCH line is refused", "[grader][cli][hostile]") {
   for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
            {"--partition", "gpu\n#SBATCH --wrap=id"},

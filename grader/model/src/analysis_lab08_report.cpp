@@ -88,4 +88,49 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
   return j;
 }
 
+std::string lab08_banded_report_text(int height, int width, int mask_width, const TensorCoreCeilings& ceilings,
+                                     const std::string& origin, const std::string& ceilings_origin) {
+  const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
+  std::string out = fmt::format("lab 08 step 3 (banded_tf32x3) on a {}x{} image, K = {}{}\n", height, width, mask_width,
+                                in_parentheses(origin));
+  out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile: {}/{} = {:.1f}% of each MMA "
+                     "is the mask's\n",
+                     a.band_steps, mask_width, 8 * a.band_steps, 100.0 * a.useful_fraction);
+  out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs (m16n8k8, 3 per k-step), {:.4g} GFLOP on tensor "
+                     "cores for {:.4g} GFLOP of convolution\n",
+                     a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas, a.mma_flops / 1e9,
+                     2.0 * static_cast<double>(a.useful_fmas) / 1e9);
+  out += fmt::format("  global loads              {} floats of input tiles ({:.2f}x the image)\n", a.tile_loads,
+                     static_cast<double>(a.tile_loads) / (static_cast<double>(height) * width));
+  if (have(ceilings)) {
+    const TensorCoreBounds b = banded_bounds(a, ceilings);
+    out += fmt::format("  bounds                    memory {:.4f} ms, FP32 FMA (lab 07's) {:.4f} ms, its MMAs at TF32 peak "
+                       "{:.4f} ms{}\n",
+                       1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, in_parentheses(ceilings_origin));
+  } else {
+    out += "  bounds                    unknown: --ceilings BENCH_JSON (a grader bench run) gives them in ms\n";
+  }
+  out += fmt::format("  error bound               {:.4g}·2^-24·S; the FP32 rule allows {:.4g}·2^-24·S ({:.3g}×{})\n",
+                     a.error_bound_units, a.allowed_units, a.fp32_ratio, a.fp32_ratio <= 1 ? ", FP32-accurate" : "");
+  return out;
+}
+
+nlohmann::json lab08_banded_report_json(int height, int width, int mask_width, const TensorCoreCeilings& ceilings,
+                                        const std::string& origin, const std::string& ceilings_origin) {
+  const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
+  nlohmann::json j = {{"format", "convlab-analyze-lab08-banded"}, {"version", 1}, {"variant", "banded_tf32x3"},
+                      {"height", height}, {"width", width}, {"mask_width", mask_width}, {"origin", origin},
+                      {"band_steps", a.band_steps}, {"useful_fraction", a.useful_fraction}, {"blocks", a.blocks},
+                      {"mmas", a.mmas}, {"mma_flops", a.mma_flops}, {"useful_fmas", a.useful_fmas},
+                      {"tile_loads", a.tile_loads}, {"compulsory_bytes", a.compulsory_bytes},
+                      {"error_bound_units", a.error_bound_units}, {"allowed_units", a.allowed_units},
+                      {"fp32_ratio", a.fp32_ratio}};
+  if (have(ceilings)) {
+    const TensorCoreBounds b = banded_bounds(a, ceilings);
+    j["bounds_ms"] = {{"memory", 1e3 * b.memory_s}, {"fp32_fma", 1e3 * b.fma_s}, {"own", 1e3 * b.mma_s}};
+    j["ceilings_origin"] = ceilings_origin;
+  }
+  return j;
+}
+
 }  // namespace convlab::analysis

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "convlab/analysis_banded.hpp"
 #include "convlab/analysis_tensor_cores.hpp"
 #include "convlab/shapes.hpp"
 
@@ -23,5 +24,14 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
 /// `{"format": "convlab-analyze-lab08", "version": 1, ...}`
 nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorCoreCeilings& ceilings,
                                  const std::string& origin, const std::string& ceilings_origin);
+
+/// Lab 08 step 3 on an H × W image with a K × K mask: its MMAs, useful fraction, loads, bounds
+/// (when the ceilings are known) and error bound. Text ends in a newline.
+/// @throws std::invalid_argument for a shape step 3 does not take
+std::string lab08_banded_report_text(int height, int width, int mask_width, const TensorCoreCeilings& ceilings,
+                                     const std::string& origin, const std::string& ceilings_origin);
+/// `{"format": "convlab-analyze-lab08-banded", "version": 1, ...}`
+nlohmann::json lab08_banded_report_json(int height, int width, int mask_width, const TensorCoreCeilings& ceilings,
+                                        const std::string& origin, const std::string& ceilings_origin);
 
 }  // namespace convlab::analysis

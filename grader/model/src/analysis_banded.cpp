@@ -1,0 +1,69 @@
+// Lab 08 step 3's model, from the same configuration its kernel reads (convlab/lab08_config.hpp).
+#include "convlab/analysis_banded.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "convlab/limits.hpp"
+
+namespace convlab::analysis {
+namespace {
+
+constexpr double kMmaFlops = 2.0 * lab08::kMmaM * lab08::kMmaN * lab08::kMmaK;
+
+long long ceil_div_ll(long long a, long long b) { return (a + b - 1) / b; }
+
+// Floats of [lo, lo + len) inside [0, size).
+long long inside(long long lo, long long len, long long size) {
+  return std::max(0LL, std::min(lo + len, size) - std::max(lo, 0LL));
+}
+
+}  // namespace
+
+double banded_error_units(int mask_width) { return 12.0 + 18.0 + mask_width; }
+
+BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
+  if (height < 1 || width < 1) throw std::invalid_argument(fmt::format("analysis: a {}x{} image", height, width));
+  if (mask_width < lab08::kBandMinMask || mask_width > kMaxMaskWidth) {
+    throw std::invalid_argument(fmt::format("analysis: lab 08 step 3 takes masks of width {} to {}, not {}",
+                                            lab08::kBandMinMask, kMaxMaskWidth, mask_width));
+  }
+  BandedAnalysis a;
+  a.height = height;
+  a.width = width;
+  a.mask_width = mask_width;
+  a.band_steps = lab08::band_steps(mask_width);
+  a.useful_fraction = lab08::band_useful_fraction(mask_width);
+  const long long rows = ceil_div_ll(height, lab08::kBandTileRows), cols = ceil_div_ll(width, lab08::kBandTileCols);
+  a.blocks = rows * cols;
+  constexpr long long kWarps = lab08::kBandWarpsX * lab08::kBandWarpsY;
+  a.mmas = a.blocks * kWarps * mask_width * lab08::kBandWarpTiles * a.band_steps * 3;
+  a.mma_flops = kMmaFlops * static_cast<double>(a.mmas);
+  const long long pixels = static_cast<long long>(height) * width;
+  a.useful_fmas = pixels * mask_width * mask_width;
+  // Each block's tile rows and columns inside the image (the rest are zeros, never read).
+  const int r = (mask_width - 1) / 2;
+  const long long tile_rows = lab08::kBandTileRows + mask_width - 1, tile_cols = lab08::band_tile_cols(a.band_steps);
+  long long rows_in = 0, cols_in = 0;
+  for (long long by = 0; by < rows; ++by) rows_in += inside(by * lab08::kBandTileRows - r, tile_rows, height);
+  for (long long bx = 0; bx < cols; ++bx) cols_in += inside(bx * lab08::kBandTileCols - r, tile_cols, width);
+  a.tile_loads = rows_in * cols_in;
+  a.compulsory_bytes = kBytesPerFloat * 2.0 * static_cast<double>(pixels);
+  a.error_bound_units = banded_error_units(mask_width);
+  a.allowed_units = static_cast<double>(mask_width) * mask_width;
+  a.fp32_ratio = a.error_bound_units / a.allowed_units;
+  return a;
+}
+
+TensorCoreBounds banded_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c) {
+  auto over = [](double work, double rate) { return rate > 0 ? work / rate : 0.0; };
+  TensorCoreBounds b;
+  b.memory_s = over(a.compulsory_bytes, c.copy_bytes_per_s);
+  b.fma_s = over(2.0 * static_cast<double>(a.useful_fmas), c.fma_flops_per_s);
+  b.mma_s = over(a.mma_flops, c.tf32_mma_flops_per_s);
+  return b;
+}
+
+}  // namespace convlab::analysis

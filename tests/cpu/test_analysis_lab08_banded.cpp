@@ -1,0 +1,56 @@
+// Lab 08 step 3's analysis model: its MMAs counted by hand, the band's useful fraction at each
+// K, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
+// edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9).
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "convlab/analysis_banded.hpp"
+
+using namespace convlab;
+using namespace convlab::analysis;
+
+TEST_CASE("lab08 banded analysis: an 8192x8192 image with K = 17 is 8192 blocks and 80,216,064 MMAs",
+          "[analysis][lab08][banded]") {
+  // 8192/128 · 8192/64 = 8192 blocks; per block 8 warps · 17 mask rows · 8 tiles · 3 k-steps ·
+  // 3 products. (ncu counted the same number of tensor-pipe instructions on an H100: README.)
+  const BandedAnalysis a = analyze_lab08_banded(8192, 8192, 17);
+  CHECK(a.blocks == 8192);
+  CHECK(a.band_steps == 3);
+  CHECK(a.mmas == 8192LL * 8 * 17 * 8 * 3 * 3);
+  CHECK(a.mmas == 80216064);
+  CHECK(a.mma_flops == Approx(2048.0 * 80216064));
+  CHECK(a.useful_fmas == 8192LL * 8192 * 289);
+}
+
+TEST_CASE("lab08 banded analysis: the useful fraction is K over the band's 8·S columns", "[analysis][lab08][banded]") {
+  CHECK(analyze_lab08_banded(100, 100, 9).useful_fraction == Approx(9.0 / 16));    // 16 = K + 7: two k-steps exactly
+  CHECK(analyze_lab08_banded(100, 100, 10).useful_fraction == Approx(10.0 / 24));  // 17: one past two k-steps
+  CHECK(analyze_lab08_banded(100, 100, 13).useful_fraction == Approx(13.0 / 24));
+  CHECK(analyze_lab08_banded(100, 100, 17).useful_fraction == Approx(17.0 / 24));  // 24 = K + 7: three exactly
+}
+
+TEST_CASE("lab08 banded analysis: a tile reads only what lies inside the image", "[analysis][lab08][banded]") {
+  // One block: its 73 × 144 tile (K = 10: r = 4, S = 3) starts at row and column −4, so of a 5 × 7
+  // image it reads all 35 values; of a 64 × 128 image, rows 0..68 ∩ [0, 64) and columns 0..139 ∩
+  // [0, 128): the whole image once.
+  CHECK(analyze_lab08_banded(5, 7, 10).tile_loads == 35);
+  CHECK(analyze_lab08_banded(64, 128, 10).tile_loads == 64LL * 128);
+  // Two blocks down a 128-row image: the first tile reads rows 0..68 (69), the second rows 60..127
+  // (68): the 9 rows around row 64 twice.
+  CHECK(analyze_lab08_banded(128, 128, 10).tile_loads == (69LL + 68) * 128);
+}
+
+TEST_CASE("lab08 banded analysis: the error bound is within the FP32 rule at every K it takes, not below K = 7",
+          "[analysis][lab08][banded]") {
+  for (int k = lab08::kBandMinMask; k <= 17; ++k) {
+    INFO("K = " << k);
+    const BandedAnalysis a = analyze_lab08_banded(64, 64, k);
+    CHECK(a.allowed_units == k * k);
+    CHECK(a.fp32_ratio <= 1.0);
+  }
+  CHECK(banded_error_units(7) <= 49);  // the edge: 37 ≤ 49
+  CHECK(banded_error_units(5) > 25);   // 35 > 25: why step 3 does not take small masks
+  CHECK_THROWS_AS(analyze_lab08_banded(64, 64, 8), std::invalid_argument);
+  CHECK_THROWS_AS(analyze_lab08_banded(0, 64, 9), std::invalid_argument);
+}
