@@ -19,7 +19,9 @@ namespace convlab::analysis {
 
 /// Lab 08 step 3 on one image.
 struct BandedAnalysis {
-  int height = 0, width = 0, mask_width = 0;  ///< H, W, K
+  int height = 0;      ///< H
+  int width = 0;       ///< W
+  int mask_width = 0;  ///< K
   int band_steps = 0;            ///< S = ⌈(K + 7)/8⌉ k-steps per mask row and tile
   double useful_fraction = 0;    ///< K / (8·S): the mask's share of every banded MMA
   long long blocks = 0;          ///< ⌈W/128⌉·⌈H/64⌉
