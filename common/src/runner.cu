@@ -549,8 +549,9 @@ std::optional<int> check_request(const Options& opt, const LabDescription& lab, 
     }
   }
   if (opt.paths.empty()) {
-    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets/{}\n", lab.id, program,
-               lab.conv2d.empty() ? "conv_layer" : "conv2d");
+    // A lab of both problems (lab 08) takes the whole datasets folder: every case at any depth.
+    fmt::print(stderr, "{}: name at least one case or dataset folder, e.g. {} datasets{}\n", lab.id, program,
+               lab.conv2d.empty() ? "/conv_layer" : lab.conv_layer.empty() ? "/conv2d" : "");
     return kExitUsage;
   }
   if (!opt.error_map_dir.empty()) {

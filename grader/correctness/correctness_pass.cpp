@@ -40,6 +40,7 @@ Plan make_plan(const LabVariants& listing, const std::vector<const GradingCase*>
     PlannedCase pc;
     pc.c = c;
     for (const VariantInfo& v : listing.variants) {
+      if (v.problem != c->info.problem) continue;  // another problem's case: not a run it skips
       if (!v.accepts(c->info)) {
         ++skipped;
         continue;

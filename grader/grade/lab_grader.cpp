@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -58,21 +59,27 @@ void sanitize(const LabInfo& lab, const fs::path& exe, const LabVariants& listin
   fs::remove_all(work);
 }
 
+// Nsight Compute on each variant, on the performance case of its problem.
 void profile(const LabInfo& lab, const fs::path& exe, const LabVariants& listing, GradingEnvironment& env,
              LabResult& result) {
   const GradeSettings& settings = env.settings();
-  const GradingCase& perf = env.performance_case(listing.problem());
+  const PerformanceCases perf = performance_cases(lab, listing, env);
   const fs::path work = env.fresh_dir(lab.id() + "-profile");
-  const fs::path staged = stage_inputs(perf, work / "cases");
+  std::map<Problem, fs::path> staged;
+  for (const auto& [problem, c] : perf) staged[problem] = stage_inputs(*c, work / "cases");
   for (const VariantInfo& v : listing.variants) {
-    if (!v.accepts(perf.info)) continue;
+    const GradingCase& c = *perf.at(v.problem);
+    if (!v.accepts(c.info)) continue;
+    ProfileResult r;
     if (!settings.ncu) {
-      result.profile.push_back(unavailable_profile(v.name, settings.ncu_missing_reason));
-      continue;
+      r = unavailable_profile(v.name, settings.ncu_missing_reason);
+    } else {
+      env.progress(fmt::format("{}: ncu on {} {}", lab.id(), c.info.id(), v.name));
+      r = run_ncu(*settings.ncu, exe, v.name, staged.at(v.problem), settings.case_timeout_s, work / v.name,
+                  settings.sandbox);
     }
-    env.progress(fmt::format("{}: ncu on {} {}", lab.id(), perf.info.id(), v.name));
-    result.profile.push_back(run_ncu(*settings.ncu, exe, v.name, staged, settings.case_timeout_s, work / v.name,
-                                         settings.sandbox));
+    r.case_id = c.info.id();
+    result.profile.push_back(std::move(r));
   }
   fs::remove_all(work);
 }
@@ -81,8 +88,8 @@ void profile(const LabInfo& lab, const fs::path& exe, const LabVariants& listing
 // lab 07 the tuning file its launcher reads (next to the executable, or $CONVLAB_LAB07_TUNING).
 PredictionContext prediction_context(const LabInfo& lab, const fs::path& exe, GradingEnvironment& env) {
   PredictionContext ctx;
-  ctx.conv2d = env.rubric().conv2d_case;
-  ctx.layer = env.rubric().conv_layer_case;
+  ctx.conv2d = env.rubric().performance_case(lab.number, Problem::conv2d).conv2d;
+  ctx.layer = env.rubric().performance_case(lab.number, Problem::conv_layer).layer;
   ctx.sm_count = env.settings().sm_count;
   if (lab.number != "07") return ctx;
   if (env.settings().sandbox) {
@@ -184,12 +191,18 @@ CheckedLab check_lab(const LabInfo& lab, const LabExecutable& executable, Gradin
     result.could_not_grade_reason = why;
     return checked;
   }
-  const std::vector<const GradingCase*> cases = env.cases().of_problem(listing->problem());
-  if (cases.empty()) {
-    result.could_not_grade = true;
-    result.could_not_grade_reason = fmt::format("the case set has no {} case for {}", problem_name(listing->problem()),
-                                                lab.id());
-    return checked;
+  // Every case of each problem the lab's variants solve (each variant runs on those it accepts),
+  // and at least one of each: a variant with no case to run would pass by running nothing.
+  std::vector<const GradingCase*> cases;
+  for (const Problem p : listing->problems()) {
+    const std::vector<const GradingCase*> of = env.cases().of_problem(p);
+    if (of.empty()) {
+      result.could_not_grade = true;
+      result.could_not_grade_reason = fmt::format("the case set has no {} case for {}: its {} variants ({}) need one",
+                                                  problem_name(p), lab.id(), problem_name(p), listing->names_of(p));
+      return checked;
+    }
+    cases.insert(cases.end(), of.begin(), of.end());
   }
   checked.settled = false;
   checked.exe = exe;
@@ -246,7 +259,10 @@ LabResult finish_lab(CheckedLab checked, GradingEnvironment& env) {
   LabResult& result = checked.result;
   if (checked.settled) return std::move(result);
   result.prediction = predict_lab(result.lab.number, prediction_context(result.lab, checked.exe, env));
-  result.prediction->case_id = env.performance_case_id(checked.listing->problem());
+  // The case the model's numbers are about; none for a lab it does not predict (lab 08).
+  if (const std::optional<Problem> p = predicted_problem(result.lab.number)) {
+    result.prediction->case_id = env.performance_case_id(result.lab, *p);
+  }
   score(result.lab, env, result);
   return std::move(result);
 }

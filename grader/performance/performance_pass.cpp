@@ -68,6 +68,7 @@ VariantTiming score_variant(const VariantInfo& v, const TimedRun& run, const Ref
                             const GradingCase& perf, const Rubric& rubric) {
   VariantTiming t;
   t.variant = v.name;
+  t.case_id = perf.info.id();
   if (auto it = reference.median_ms.find(v.name); it != reference.median_ms.end()) t.reference_ms = it->second;
   const auto it = run.variants.find(v.name);
   if (it == run.variants.end()) {
@@ -121,6 +122,21 @@ VariantTiming score_variant(const VariantInfo& v, const TimedRun& run, const Ref
   return t;
 }
 
+// Why the lab cannot be timed as the rubric means: some problem's performance case suits none
+// of the lab's variants of that problem (a K none of them takes); "" when each has one to time.
+std::string unsuited_case(const LabInfo& lab, const LabVariants& listing, const PerformanceCases& perf) {
+  for (const auto& [problem, c] : perf) {
+    const auto takes = [p = problem, &info = c->info](const VariantInfo& v) { return v.problem == p && v.accepts(info); };
+    if (std::none_of(listing.variants.begin(), listing.variants.end(), takes)) {
+      return fmt::format("no {} variant of {} ({}) takes the rubric's performance case {} (a lab may name its own: "
+                         "labs.{}.{}_case in the rubric)",
+                         problem_name(problem), lab.id(), listing.names_of(problem), c->info.id(), lab.number,
+                         problem_name(problem));
+    }
+  }
+  return "";
+}
+
 // Of two scorings of one variant, the one to keep: correct first, then fewer flags, then faster.
 bool better(const VariantTiming& a, const VariantTiming& b) {
   if (a.correct != b.correct) return a.correct;
@@ -131,12 +147,18 @@ bool better(const VariantTiming& a, const VariantTiming& b) {
 
 }  // namespace
 
-TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const GradingCase& perf, GradingEnvironment& env,
-                   const fs::path& work) {
+PerformanceCases performance_cases(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env) {
+  PerformanceCases out;
+  for (const Problem p : listing.problems()) out[p] = &env.performance_case(lab, p);
+  return out;
+}
+
+TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const PerformanceCases& perf,
+                   GradingEnvironment& env, const fs::path& work) {
   TimedRun out;
   RunnerCall call;
   call.exe = exe;
-  call.cases = {stage_inputs(perf, work / "cases")};
+  for (const auto& [problem, c] : perf) call.cases.push_back(stage_inputs(*c, work / "cases"));
   call.time = true;
   call.witnessed_calls = env.settings().timed_calls;
   call.case_timeout_s = env.settings().case_timeout_s;
@@ -150,23 +172,26 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Gradin
     out.fma_gflop_per_s = report.ceilings->fma_gflop_per_s;
   }
 
-  const Expectation& expected = env.expectations().get(perf);
   for (const VariantInfo& v : listing.variants) {
-    if (!v.accepts(perf.info)) continue;
+    // Each variant on the case of its own problem; a result it reports on another case is not its timing.
+    const auto own = perf.find(v.problem);
+    if (own == perf.end() || !v.accepts(own->second->info)) continue;
+    const GradingCase& c = *own->second;
     const RunnerEntry* entry = nullptr;
     for (const RunnerEntry& e : report.entries) {
-      if (e.case_id == perf.info.id() && e.variant == v.name) entry = &e;
+      if (e.case_id == c.info.id() && e.variant == v.name) entry = &e;
     }
     if (!entry) continue;
     TimedVariant t;
     if (entry->status == "RAN" || entry->status == "PASS") {
-      t.judgement = judge_output(output_file(report.output_dir, perf.info.name, v.name), expected, v.tolerance);
+      t.judgement = judge_output(output_file(report.output_dir, c.info.name, v.name), env.expectations().get(c),
+                                 v.tolerance);
     } else {
       t.judgement.reasons = entry->reasons;
       t.judgement.message = entry->message;
     }
     t.time_ms = entry->time_ms;
-    if (t.judgement.pass && t.time_ms) check_phase(t, *entry, report, perf, v, call);
+    if (t.judgement.pass && t.time_ms) check_phase(t, *entry, report, c, v, call);
     out.variants.emplace(v.name, std::move(t));
   }
   if (report.timed_out()) {
@@ -195,8 +220,8 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& l
     t.unavailable = fmt::format("no reference solution is built (solution{})", lab.number);
   } else {
     env.progress(fmt::format("{}: timing the reference solution on the performance case", lab.id()));
-    const GradingCase& perf = env.performance_case(listing.problem());
-    const TimedRun run = run_timed(*exe, listing, perf, env, env.fresh_dir(lab.id() + "-reference"));
+    const TimedRun run =
+        run_timed(*exe, listing, performance_cases(lab, listing, env), env, env.fresh_dir(lab.id() + "-reference"));
     if (!run.failure.empty()) {
       t.unavailable = fmt::format("the reference solution failed on the performance case: {}", run.failure);
     }
@@ -227,9 +252,9 @@ void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment&
     std::string why;
     const LabVariants* listing = env.variants(lab, std::nullopt, &why);
     if (listing == nullptr) continue;
-    const GradingCase& perf = env.performance_case(listing->problem());
+    const PerformanceCases perf = performance_cases(lab, *listing, env);
     if (std::any_of(listing->variants.begin(), listing->variants.end(),
-                    [&](const VariantInfo& v) { return v.accepts(perf.info); })) {
+                    [&](const VariantInfo& v) { return v.accepts(perf.at(v.problem)->info); })) {
       reference_timing(lab, *listing, env);
     }
   }
@@ -239,12 +264,11 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
                                   GradingEnvironment& env, std::string* could_not_grade,
                                   const std::set<std::string>& left_out) {
   PerformanceResult result;
-  const GradingCase& perf = env.performance_case(listing.problem());
+  const PerformanceCases perf = performance_cases(lab, listing, env);
   result.attempted = true;
-  result.case_id = perf.info.id();
-  if (std::none_of(listing.variants.begin(), listing.variants.end(),
-                   [&](const VariantInfo& v) { return v.accepts(perf.info); })) {
-    result.note = fmt::format("no variant of {} takes the rubric's performance case {}", lab.id(), perf.info.id());
+  for (const auto& [problem, c] : perf) result.case_ids.push_back(c->info.id());
+  if (std::string unsuited = unsuited_case(lab, listing, perf); !unsuited.empty()) {
+    result.note = std::move(unsuited);
     if (could_not_grade) *could_not_grade = result.note;
     return result;
   }
@@ -257,14 +281,14 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
   const Rubric& rubric = env.rubric();
   std::vector<const VariantInfo*> scored;
   for (const VariantInfo& v : listing.variants) {
-    if (v.accepts(perf.info) && !left_out.count(v.name)) scored.push_back(&v);  // left out: a stretch stub
+    if (v.accepts(perf.at(v.problem)->info) && !left_out.count(v.name)) scored.push_back(&v);  // left out: a stretch stub
   }
 
-  env.progress(fmt::format("{}: timing on {}", lab.id(), perf.info.id()));
+  env.progress(fmt::format("{}: timing on {}", lab.id(), result.cases_text()));
   const fs::path work = env.fresh_dir(lab.id() + "-performance");
   const TimedRun run = run_timed(exe, listing, perf, env, work);
   std::vector<VariantTiming> timings;
-  for (const VariantInfo* v : scored) timings.push_back(score_variant(*v, run, reference, perf, rubric));
+  for (const VariantInfo* v : scored) timings.push_back(score_variant(*v, run, reference, *perf.at(v->problem), rubric));
 
   // A variant out of the full-points band, or flagged, is timed once more and keeps the better
   // of its two runs: a one-off slow run (clocks ramping, a neighbour on the GPU) or a phase the
@@ -279,7 +303,7 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     const TimedRun second = run_timed(exe, listing, perf, env, again_dir);
     fs::remove_all(again_dir);
     for (std::size_t i = 0; i < scored.size(); ++i) {
-      VariantTiming retimed = score_variant(*scored[i], second, reference, perf, rubric);
+      VariantTiming retimed = score_variant(*scored[i], second, reference, *perf.at(scored[i]->problem), rubric);
       if (better(retimed, timings[i])) timings[i] = std::move(retimed);
     }
   }

@@ -1,5 +1,6 @@
 // The performance pass: each variant of a lab timed by its runner on the rubric's performance
-// case, in phases the grader witnesses (convlab/witness_protocol.hpp): every timed call on
+// case of the problem it solves (one runner call takes a lab's cases of both problems: lab 08),
+// in phases the grader witnesses (convlab/witness_protocol.hpp): every timed call on
 // fresh inputs, every timed output sampled and judged here, the reported time checked against
 // the grader's own clock and the GPU's roofline (time_checks.hpp), and compared with the
 // reference solution's, timed the same way on the same GPU in the same grading run.
@@ -34,11 +35,18 @@ struct TimedRun {
   double copy_gb_per_s = 0, fma_gflop_per_s = 0;  ///< the ceilings the runner measured (0: none)
 };
 
-/// Runs every variant of `exe` that accepts `perf` with witnessed timing, and judges the outputs.
-TimedRun run_timed(const std::filesystem::path& exe, const LabVariants& listing, const GradingCase& perf,
+/// A lab's performance cases: one for each problem its variants solve.
+using PerformanceCases = std::map<Problem, const GradingCase*>;
+
+/// The performance cases of `lab`, whose variants are `listing` (GradingEnvironment::performance_case).
+PerformanceCases performance_cases(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env);
+
+/// Runs every variant of `exe` that accepts the case of its problem in `perf` with witnessed
+/// timing, all in one runner call, and judges the outputs.
+TimedRun run_timed(const std::filesystem::path& exe, const LabVariants& listing, const PerformanceCases& perf,
                    GradingEnvironment& env, const std::filesystem::path& work);
 
-/// The reference solution's times for `lab` on the performance case: timed by run_timed on
+/// The reference solution's times for `lab` on its performance cases: timed by run_timed on
 /// first use, then kept in `env` for the rest of the run (every submission of a batch).
 const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env);
 
@@ -50,7 +58,8 @@ void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment&
 
 /// The performance result of a lab whose correctness allows it: the lab timed, its time
 /// checked, compared with the reference solution, each variant scored by the rubric. Sets
-/// `could_not_grade` when the reference cannot be timed. Variants in `left_out` (the rubric's
+/// `could_not_grade` when the reference cannot be timed, or when no variant of some problem
+/// takes that problem's performance case (the rubric's case suits none of them). Variants in `left_out` (the rubric's
 /// stretch variants that are still stubs) are neither scored nor reported.
 PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabVariants& listing,
                                   GradingEnvironment& env, std::string* could_not_grade,

@@ -182,7 +182,18 @@ std::optional<analysis::Config> lab_analysis_config(const std::string& number, c
   return analysis::config_for_lab("lab" + number, s.height, s.width, s.mask_width);
 }
 
+std::optional<Problem> predicted_problem(const std::string& number) {
+  if (number == "06") return Problem::conv_layer;
+  if (number == "07" || lab_analysis_config(number, {1, 1, 1})) return Problem::conv2d;
+  return std::nullopt;
+}
+
 PredictionResult predict_lab(const std::string& number, const PredictionContext& context) {
+  if (!predicted_problem(number)) {
+    PredictionResult p;
+    p.unavailable = fmt::format("the analysis model has no configuration for lab {}", number);
+    return p;
+  }
   PredictionResult p = number == "06"   ? predict_im2col(context)
                        : number == "07" ? predict_register_tiling(context)
                                         : predict_tiling(number, context.conv2d);

@@ -8,6 +8,7 @@
 
 #include "convlab/analysis.hpp"
 #include "convlab/autotune/tuning_file.hpp"
+#include "convlab/dataset.hpp"
 #include "convlab/shapes.hpp"
 #include "session/grade_result.hpp"
 
@@ -28,7 +29,12 @@ struct PredictionContext {
 /// nullopt for a lab the tiling model does not cover.
 std::optional<analysis::Config> lab_analysis_config(const std::string& number, const Conv2dShape& shape);
 
-/// The prediction for lab `number` ("01".."07").
+/// The problem whose performance case the prediction for lab `number` is about: conv2d for
+/// labs 01–05 and 07, conv layers for lab 06; nullopt for a lab the grade's prediction does not
+/// cover (lab 08, whose variants solve both: `grader analyze --lab lab08` analyses its steps).
+std::optional<Problem> predicted_problem(const std::string& number);
+
+/// The prediction for lab `number` ("01".."07"); "unavailable" for any other.
 PredictionResult predict_lab(const std::string& number, const PredictionContext& context);
 
 /// Which measured divergence metric the predicted divergent warps of lab `number` should match,

@@ -236,9 +236,14 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
     }
     const PerformanceResult& p = l.performance;
     out += fmt::format("  speed {}", points(l.performance_points, l.performance_max));
-    out += p.attempted ? fmt::format(" on {}:\n", p.case_id) : fmt::format(": {}\n", p.note);
+    out += p.attempted ? fmt::format(" on {}:\n", p.cases_text()) : fmt::format(": {}\n", p.note);
     if (p.attempted && !p.note.empty()) out += "    " + p.note + "\n";
-    for (const VariantTiming& v : p.variants) {
+    for (std::size_t i = 0; i < p.variants.size(); ++i) {
+      const VariantTiming& v = p.variants[i];
+      // A lab timed on several cases (one per problem) says which each variant's line is about.
+      if (p.case_ids.size() > 1 && (i == 0 || p.variants[i - 1].case_id != v.case_id)) {
+        out += fmt::format("   on {}:\n", v.case_id);
+      }
       out += fmt::format("    {:<18} {:>11}  ref {:>11}  {:>6}  {:>9}  {:>12}  {:>7}  {:.0f}% of the points{}\n", v.variant,
                          v.time_ms ? format_ms(*v.time_ms) : "-", v.reference_ms ? format_ms(*v.reference_ms) : "-",
                          v.ratio() ? fmt::format("{:.2f}×", *v.ratio()) : "-",
@@ -250,8 +255,7 @@ std::string grade_text(const SubmissionResult& s, const RunInfo& run) {
     }
     if (l.prediction) out += "  predicted (analysis): " + prediction_text(*l.prediction) + "\n";
     for (const ProfileResult& prof : l.profile) {
-      out += fmt::format("  measured (ncu) on {}, {}: {}\n", l.prediction ? l.prediction->case_id : "the performance case",
-                         prof.variant, profile_text(prof));
+      out += fmt::format("  measured (ncu) on {}, {}: {}\n", prof.case_id, prof.variant, profile_text(prof));
       const VariantPrediction* v = l.prediction ? l.prediction->for_variant(prof.variant) : nullptr;
       if (v != nullptr) {
         out += fmt::format("    predicted (analysis) for {}: {}\n", prof.variant, variant_prediction_text(*v));
@@ -293,7 +297,7 @@ json submission_json(const SubmissionResult& s) {
     for (const VariantTiming& v : l.performance.variants) {
       json flags = json::array();
       for (const TimeFlag& f : v.flags) flags.push_back({{"reason", f.reason}, {"note", f.note}});
-      variants.push_back({{"variant", v.variant}, {"correct", v.correct}, {"time_ms", optional_number(v.time_ms)}, {"flags", flags},
+      variants.push_back({{"variant", v.variant}, {"case", v.case_id}, {"correct", v.correct}, {"time_ms", optional_number(v.time_ms)}, {"flags", flags},
                           {"reference_time_ms", optional_number(v.reference_ms)}, {"ratio", optional_number(v.ratio())},
                           {"effective_gb_per_s", optional_number(v.gb_per_s)},
                           {"gflop_per_s", optional_number(v.gflop_per_s)},
@@ -324,14 +328,15 @@ json submission_json(const SubmissionResult& s) {
                          {"restarts", l.correctness.restarts}, {"hung", l.correctness.hung},
                          {"failures", failures}}},
         {"performance", {{"points", l.performance_points}, {"max_points", l.performance_max},
-                         {"attempted", l.performance.attempted}, {"case", l.performance.case_id},
+                         {"attempted", l.performance.attempted}, {"case", l.performance.cases_text()},
+                         {"cases", l.performance.case_ids},
                          {"note", l.performance.note}, {"reasons", l.performance.reasons},
                          {"variants", variants}}},
         {"sanitizers", sanitizers},
     };
     if (l.prediction) {
       const PredictionResult& p = *l.prediction;
-      json pj = {{"label", "predicted (analysis)"}, {"case", p.case_id}};
+      json pj = {{"label", "predicted (analysis)"}, {"case", p.case_id.empty() ? json(nullptr) : json(p.case_id)}};
       if (!p.unavailable.empty()) {
         pj["unavailable"] = p.unavailable;
       } else {
@@ -370,7 +375,8 @@ json submission_json(const SubmissionResult& s) {
         metrics[kMetricThreadsPerWarpInst] = {{"per_kernel", ratios}};
         metrics["warp_execution_efficiency"] = measured_json(warp_execution_efficiency(p, false));
         metrics["warp_execution_efficiency_pred_on"] = measured_json(warp_execution_efficiency(p, true));
-        json pj = {{"label", "measured (ncu)"}, {"variant", p.variant}, {"kernels", p.kernels}, {"metrics", metrics}};
+        json pj = {{"label", "measured (ncu)"}, {"variant", p.variant}, {"case", p.case_id}, {"kernels", p.kernels},
+                   {"metrics", metrics}};
         if (!p.unavailable.empty()) pj["unavailable"] = p.unavailable;
         measured.push_back(std::move(pj));
       }
@@ -405,7 +411,7 @@ json gradescope_json(const SubmissionResult& s, const RunInfo& run) {
         if (san.hazards > 0) correctness += fmt::format("\ncompute-sanitizer {}:\n{}", san.tool, join(san.findings, "\n"));
       }
     }
-    std::string speed = l.performance.attempted ? "Timed on " + l.performance.case_id + "." : l.performance.note;
+    std::string speed = l.performance.attempted ? "Timed on " + l.performance.cases_text() + "." : l.performance.note;
     for (const VariantTiming& v : l.performance.variants) {
       speed += fmt::format("\n{}: {} (reference {}){}", v.variant, v.time_ms ? format_ms(*v.time_ms) : "-",
                            v.reference_ms ? format_ms(*v.reference_ms) : "-", v.note.empty() ? "" : " — " + v.note);

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "convlab/json_file.hpp"
 #include "convlab/file_reader.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/limits.hpp"
 #include "run/runner_call.hpp"
 #include "system/subprocess.hpp"
@@ -23,8 +25,20 @@ bool VariantInfo::accepts(const CaseInfo& info) const {
   return info.layer.mask_width <= max_mask_width;
 }
 
-Problem LabVariants::problem() const {
-  return variants.empty() ? Problem::conv2d : variants.front().problem;
+std::vector<Problem> LabVariants::problems() const {
+  std::vector<Problem> out;
+  for (const VariantInfo& v : variants) {
+    if (std::find(out.begin(), out.end(), v.problem) == out.end()) out.push_back(v.problem);
+  }
+  return out;
+}
+
+std::string LabVariants::names_of(Problem p) const {
+  std::string out;
+  for (const VariantInfo& v : variants) {
+    if (v.problem == p) out += (out.empty() ? "" : ", ") + v.name;
+  }
+  return out;
 }
 
 LabVariants parse_lab_variants(const json& j) {
@@ -64,10 +78,22 @@ LabVariants parse_lab_variants(const json& j) {
     listing.variants.push_back(std::move(info));
   }
   if (listing.variants.empty()) throw std::runtime_error("the lab lists no variants");
+  std::set<std::string> names;
   for (const VariantInfo& v : listing.variants) {
-    if (v.problem != listing.variants.front().problem) throw std::runtime_error("the variants solve different problems");
+    if (!names.insert(v.name).second) throw std::runtime_error(fmt::format("two variants are named '{}'", v.name));
   }
   return listing;
+}
+
+void check_problems_against_registry(const LabVariants& listing, const std::string& number) {
+  const labs::LabEntry* lab = labs::find_lab("lab" + number);
+  if (lab == nullptr) return;
+  for (const VariantInfo& v : listing.variants) {
+    if (!lab->solves(v.problem)) {
+      throw std::runtime_error(fmt::format("variant {} claims to solve {}, which no variant of lab {} solves in the "
+                                           "lab registry", v.name, problem_name(v.problem), number));
+    }
+  }
 }
 
 std::optional<LabVariants> list_lab(const fs::path& exe, const fs::path& work_dir, std::string* error,

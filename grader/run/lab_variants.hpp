@@ -32,16 +32,26 @@ struct VariantInfo {
   [[nodiscard]] bool accepts(const CaseInfo& info) const;
 };
 
-/// The variants of one lab, in the order the runner runs them.
+/// The variants of one lab, in the order the runner runs them. Most labs' variants solve one
+/// problem; lab 08's solve two (conv layers, and one image with step 3).
 struct LabVariants {
   std::string lab;  ///< "lab01"
   std::vector<VariantInfo> variants;
-  /// The problem of the lab's variants (a lab solves one problem).
-  [[nodiscard]] Problem problem() const;
+  /// The problems its variants solve, each once, in the order of their first variant.
+  [[nodiscard]] std::vector<Problem> problems() const;
+  /// The names of its variants that solve `p`, as "a, b" (for messages).
+  [[nodiscard]] std::string names_of(Problem p) const;
 };
 
-/// Parses `{"format": "convlab-lab-list", "version": 1, ...}`. @throws std::runtime_error.
+/// Parses `{"format": "convlab-lab-list", "version": 1, ...}`. @throws std::runtime_error, also
+/// for two variants of one name (each run and each timing is keyed by the name).
 LabVariants parse_lab_variants(const nlohmann::json& j);
+
+/// Refuses a listing that claims a problem the lab registry's lab `number` ("08") does not
+/// solve: whatever executable wrote the list, it cannot have its lab graded on another
+/// problem's cases. A lab the registry does not know is not checked.
+/// @throws std::runtime_error naming the variant and the problem
+void check_problems_against_registry(const LabVariants& listing, const std::string& number);
 
 /// Runs `exe --list --json FILE` (FILE inside `work_dir`), in `sandbox` when given (a
 /// student's executable lists its variants like it runs: sandboxed). @returns nullopt with the

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "convlab/datagen.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/reference.hpp"
 
 namespace convlab::grader {
@@ -63,8 +64,8 @@ void write_inputs_only(const fs::path& dir, ConvLayerCase c) {
 }
 
 CaseSet generate_random_case_set(std::uint64_t seed, int count, const fs::path& out) {
-  // Every width some lab takes: 1..7 and odd 9..17.
-  for (const Conv2dSpec& s : random_conv2d_specs(seed, count, 300, kOddMaskWidths | kRegisterTilingMaskWidths)) {
+  // Every width some lab's conv2d variant takes (the registry's): each variant gets cases.
+  for (const Conv2dSpec& s : random_conv2d_specs(seed, count, 300, labs::conv2d_mask_widths_of_all_labs())) {
     write_inputs_only(out / "conv2d" / s.name, generate_case(s));
   }
   for (const ConvLayerSpec& s : random_conv_layer_specs(seed, count)) {

@@ -19,41 +19,25 @@ GradingEnvironment::GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettin
   fs::create_directories(work_root_);
 }
 
-namespace {
-
-std::string conv2d_case_name(const Conv2dShape& s) { return fmt::format("perf_{}x{}_k{}", s.height, s.width, s.mask_width); }
-
-std::string layer_case_name(const ConvLayerShape& s) {
-  return fmt::format("perf_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", s.batch, s.channels, s.filters, s.height, s.width,
-                     s.mask_width, s.stride, s.padding, s.dilation);
+std::string GradingEnvironment::performance_case_id(const LabInfo& lab, Problem p) const {
+  return rubric_.performance_case(lab.number, p).id();
 }
 
-}  // namespace
-
-std::string GradingEnvironment::performance_case_id(Problem p) const {
-  return std::string(problem_name(p)) + "/" +
-         (p == Problem::conv2d ? conv2d_case_name(rubric_.conv2d_case) : layer_case_name(rubric_.conv_layer_case));
-}
-
-const GradingCase& GradingEnvironment::performance_case(Problem p) {
+const GradingCase& GradingEnvironment::performance_case(const LabInfo& lab, Problem p) {
+  const PerformanceCase spec = rubric_.performance_case(lab.number, p);
+  // Two labs' cases of one shape and one seed are one case; of one shape and two seeds, two
+  // cases of one name, in folders of their own.
+  const fs::path dir =
+      work_root_ / "performance-cases" / fmt::format("seed-{}", spec.seed) / problem_name(p) / spec.name();
   const std::lock_guard<std::mutex> lock(made_mutex_);
-  if (auto it = performance_cases_.find(p); it != performance_cases_.end()) return it->second;
-  const fs::path root = work_root_ / "performance-cases";
-  fs::path dir;
+  if (auto it = performance_cases_.find(dir.string()); it != performance_cases_.end()) return it->second;
+  progress(fmt::format("generating the performance case {} (seed {})", spec.id(), spec.seed));
   if (p == Problem::conv2d) {
-    const Conv2dShape& s = rubric_.conv2d_case;
-    Conv2dSpec spec{conv2d_case_name(s), s, rubric_.conv2d_seed, "the rubric's performance case"};
-    progress(fmt::format("generating the performance case conv2d/{} (seed {})", spec.name, spec.seed));
-    dir = root / "conv2d" / spec.name;
-    write_inputs_only(dir, generate_case(spec));
+    write_inputs_only(dir, generate_case(Conv2dSpec{spec.name(), spec.conv2d, spec.seed, "the rubric's performance case"}));
   } else {
-    const ConvLayerShape& s = rubric_.conv_layer_case;
-    ConvLayerSpec spec{layer_case_name(s), s, rubric_.conv_layer_seed, "the rubric's performance case"};
-    progress(fmt::format("generating the performance case conv_layer/{} (seed {})", spec.name, spec.seed));
-    dir = root / "conv_layer" / spec.name;
-    write_inputs_only(dir, generate_case(spec));
+    write_inputs_only(dir, generate_case(ConvLayerSpec{spec.name(), spec.layer, spec.seed, "the rubric's performance case"}));
   }
-  return performance_cases_.emplace(p, GradingCase{read_case_info(dir), dir}).first->second;
+  return performance_cases_.emplace(dir.string(), GradingCase{read_case_info(dir), dir}).first->second;
 }
 
 const LabVariants* GradingEnvironment::variants(const LabInfo& lab, const std::optional<fs::path>& fallback,
@@ -64,6 +48,12 @@ const LabVariants* GradingEnvironment::variants(const LabInfo& lab, const std::o
   for (const std::optional<fs::path>& exe : {variants_exe_(lab), fallback}) {
     if (!exe) continue;
     if (auto l = list_lab(*exe, fresh_dir(lab.id() + "-list"), &why, settings_.sandbox)) {
+      try {
+        check_problems_against_registry(*l, lab.number);
+      } catch (const std::exception& e) {
+        why = fmt::format("{} --list: {}", exe->filename().string(), e.what());
+        continue;
+      }
       return &variants_.emplace(lab.number, std::move(*l)).first->second;
     }
   }

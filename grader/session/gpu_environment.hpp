@@ -74,10 +74,11 @@ class GradingEnvironment {
   /// The GPU's turns: students graded on it at once share it or have it alone.
   GpuTurns& gpu_turns() { return gpu_turns_; }
 
-  /// The rubric's performance case for `p`, generated on first use.
-  const GradingCase& performance_case(Problem p);
+  /// The case `lab`'s variants of problem `p` are timed on (the rubric's, or the lab's own:
+  /// Rubric::performance_case), generated on first use and shared by every lab that uses it.
+  const GradingCase& performance_case(const LabInfo& lab, Problem p);
   /// Its name, "conv2d/perf_2048x2048_k5", without generating it.
-  [[nodiscard]] std::string performance_case_id(Problem p) const;
+  [[nodiscard]] std::string performance_case_id(const LabInfo& lab, Problem p) const;
 
   /// The variants of `lab`, from the trusted executable, else from `fallback` (the graded one).
   /// @returns nullptr with the reason in `error` if neither can list them.
@@ -112,7 +113,7 @@ class GradingEnvironment {
   ExpectationCache expectations_;
   GpuTurns gpu_turns_;
   mutable std::mutex made_mutex_;  ///< the maps below; std::map keeps the entries it hands out in place
-  std::map<Problem, GradingCase> performance_cases_;
+  std::map<std::string, GradingCase> performance_cases_;  ///< by the case's folder under the work root
   std::map<std::string, LabVariants> variants_;
   std::map<std::string, ReferenceTiming> references_;
   std::atomic<int> dirs_{0};

@@ -59,6 +59,7 @@ struct PhaseEvidence {
 
 struct VariantTiming {
   std::string variant;
+  std::string case_id;                 ///< the performance case of its problem: "conv2d/perf_2048x2048_k5"
   bool correct = false;                ///< its output on the performance case passed
   std::optional<double> time_ms;       ///< median
   std::optional<double> reference_ms;  ///< the reference solution's median, same run, same GPU
@@ -76,7 +77,17 @@ struct VariantTiming {
 /// The performance pass.
 struct PerformanceResult {
   bool attempted = false;
-  std::string case_id;           ///< "conv2d/perf_2048x2048_k5"
+  /// The cases its variants were timed on, one per problem they solve: "conv2d/perf_2048x2048_k5"
+  /// (lab 08: a conv-layer case and a conv2d one). Each variant names its own (VariantTiming).
+  std::vector<std::string> case_ids;
+  /// The cases as a reader reads them: "conv2d/perf_2048x2048_k13 and conv_layer/perf_…".
+  [[nodiscard]] std::string cases_text() const {
+    std::string out;
+    for (std::size_t i = 0; i < case_ids.size(); ++i) {
+      out += (i == 0 ? "" : i + 1 == case_ids.size() ? " and " : ", ") + case_ids[i];
+    }
+    return out;
+  }
   std::string note;              ///< why it was not attempted, or what went wrong
   std::vector<std::string> reasons;  ///< reason tags from the timed run (a crash, wrong outputs)
   std::vector<VariantTiming> variants;
@@ -101,6 +112,7 @@ struct Measured {
 /// ncu counters for one variant on the performance case (summed over its kernels).
 struct ProfileResult {
   std::string variant;
+  std::string case_id;                        ///< the performance case it was profiled on
   std::string unavailable;                    ///< the whole profile failed: why
   std::vector<std::string> kernels;           ///< kernels profiled
   std::map<std::string, Measured> metrics;    ///< by ncu metric name

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "convlab/json_file.hpp"
+#include "convlab/lab_registry.hpp"
 #include "convlab/limits.hpp"
 #include "system/exit_codes.hpp"
 #include "system/tool_paths.hpp"
@@ -98,7 +99,86 @@ class Fields {
   std::set<std::string> seen_;
 };
 
+// A conv2d performance case: {"height", "width", "mask_width", "seed"}.
+PerformanceCase parse_conv2d_case(Fields f) {
+  PerformanceCase c;
+  c.problem = Problem::conv2d;
+  c.conv2d.height = f.integer("height", 1, 32768);
+  c.conv2d.width = f.integer("width", 1, 32768);
+  c.conv2d.mask_width = f.integer("mask_width", 1, kMaxMaskWidth);
+  c.seed = f.seed("seed");
+  f.no_unknown_keys();
+  return c;
+}
+
+// A conv-layer performance case: the layer's shape (stride, padding and dilation optional) and "seed".
+PerformanceCase parse_conv_layer_case(Fields f) {
+  PerformanceCase c;
+  c.problem = Problem::conv_layer;
+  ConvLayerShape& s = c.layer;
+  s.batch = f.integer("batch", 1, 1024);
+  s.channels = f.integer("channels", 1, 4096);
+  s.filters = f.integer("filters", 1, 4096);
+  s.height = f.integer("height", 1, 8192);
+  s.width = f.integer("width", 1, 8192);
+  s.mask_width = f.integer("mask_width", 1, kMaxMaskWidth);
+  s.stride = f.integer("stride", 1, 64, 1);
+  s.padding = f.integer("padding", 0, 64, 0);
+  s.dilation = f.integer("dilation", 1, 64, 1);
+  c.seed = f.seed("seed");
+  f.no_unknown_keys();
+  try {
+    s.validate();
+  } catch (const std::exception& e) {
+    f.fail("", e.what());
+  }
+  return c;
+}
+
+// A lab's own performance case (labs.NN.conv2d_case, labs.NN.conv_layer_case): read as the
+// global one is, and checked against the lab registry, so that a case no variant of the lab
+// could be timed on is the rubric's error, named here, and not a lab that cannot be graded.
+std::optional<PerformanceCase> lab_case(Fields& lab, const std::string& number, Problem p) {
+  const std::string key = p == Problem::conv2d ? "conv2d_case" : "conv_layer_case";
+  if (!lab.raw().contains(key)) return std::nullopt;
+  Fields f = lab.object(key);
+  const PerformanceCase c = p == Problem::conv2d ? parse_conv2d_case(f) : parse_conv_layer_case(f);
+  const labs::LabEntry* entry = labs::find_lab("lab" + number);
+  if (entry == nullptr) return c;
+  if (!entry->solves(p)) {
+    lab.fail(key, fmt::format("lab {} has no {} variant to time on it", number, problem_name(p)));
+  }
+  const MaskWidths takes = entry->mask_widths_for(p);
+  if (p == Problem::conv2d && !takes.contains(c.conv2d.mask_width)) {
+    f.fail("mask_width", fmt::format("lab {}'s conv2d variants take mask widths {}, not {}", number,
+                                     takes.to_string(), c.conv2d.mask_width));
+  }
+  return c;
+}
+
 }  // namespace
+
+std::string PerformanceCase::name() const {
+  if (problem == Problem::conv2d) return fmt::format("perf_{}x{}_k{}", conv2d.height, conv2d.width, conv2d.mask_width);
+  const ConvLayerShape& s = layer;
+  return fmt::format("perf_b{}_c{}_m{}_{}x{}_k{}_s{}_p{}_d{}", s.batch, s.channels, s.filters, s.height, s.width,
+                     s.mask_width, s.stride, s.padding, s.dilation);
+}
+
+std::string PerformanceCase::id() const { return std::string(problem_name(problem)) + "/" + name(); }
+
+PerformanceCase Rubric::performance_case(const std::string& number, Problem p) const {
+  if (const auto it = labs.find(number); it != labs.end()) {
+    const std::optional<PerformanceCase>& own = p == Problem::conv2d ? it->second.conv2d_case : it->second.conv_layer_case;
+    if (own) return *own;
+  }
+  PerformanceCase c;
+  c.problem = p;
+  c.conv2d = conv2d_case;
+  c.layer = conv_layer_case;
+  c.seed = p == Problem::conv2d ? conv2d_seed : conv_layer_seed;
+  return c;
+}
 
 const LabPoints& Rubric::points(const std::string& number) const {
   const auto it = labs.find(number);
@@ -171,6 +251,8 @@ Rubric parse_rubric(const json& j, const std::string& source) {
         p.stretch.push_back(v.get<std::string>());
       }
     }
+    p.conv2d_case = lab_case(lab, number, Problem::conv2d);
+    p.conv_layer_case = lab_case(lab, number, Problem::conv_layer);
     lab.no_unknown_keys();
     r.labs[number] = p;
     labs.find(number);
@@ -194,31 +276,12 @@ Rubric parse_rubric(const json& j, const std::string& source) {
   }
   r.performance_requires_full_correctness = perf.boolean("requires_full_correctness", true);
 
-  Fields c2 = perf.object("conv2d_case");
-  r.conv2d_case.height = c2.integer("height", 1, 32768);
-  r.conv2d_case.width = c2.integer("width", 1, 32768);
-  r.conv2d_case.mask_width = c2.integer("mask_width", 1, kMaxMaskWidth);
-  r.conv2d_seed = c2.seed("seed");
-  c2.no_unknown_keys();
-
-  Fields cl = perf.object("conv_layer_case");
-  ConvLayerShape& s = r.conv_layer_case;
-  s.batch = cl.integer("batch", 1, 1024);
-  s.channels = cl.integer("channels", 1, 4096);
-  s.filters = cl.integer("filters", 1, 4096);
-  s.height = cl.integer("height", 1, 8192);
-  s.width = cl.integer("width", 1, 8192);
-  s.mask_width = cl.integer("mask_width", 1, kMaxMaskWidth);
-  s.stride = cl.integer("stride", 1, 64, 1);
-  s.padding = cl.integer("padding", 0, 64, 0);
-  s.dilation = cl.integer("dilation", 1, 64, 1);
-  r.conv_layer_seed = cl.seed("seed");
-  cl.no_unknown_keys();
-  try {
-    s.validate();
-  } catch (const std::exception& e) {
-    cl.fail("", e.what());
-  }
+  const PerformanceCase conv2d = parse_conv2d_case(perf.object("conv2d_case"));
+  r.conv2d_case = conv2d.conv2d;
+  r.conv2d_seed = conv2d.seed;
+  const PerformanceCase layer = parse_conv_layer_case(perf.object("conv_layer_case"));
+  r.conv_layer_case = layer.layer;
+  r.conv_layer_seed = layer.seed;
   perf.no_unknown_keys();
   top.no_unknown_keys();
   return r;

@@ -7,7 +7,9 @@
 // on the same GPU in the same grading run on the rubric's performance case:
 // full points at time ≤ full_at_ratio × reference, none at ≥ zero_at_ratio ×, linear between;
 // the lab's share is the mean over its variants. Variants a lab lists as "stretch" cost nothing
-// while they are stubs and earn a bonus line when they pass (LabPoints::stretch).
+// while they are stubs and earn a bonus line when they pass (LabPoints::stretch). A lab may name
+// its own performance case for a problem where the global one does not suit its variants
+// (labs.08.conv2d_case: step 3 takes K ≥ 9 only).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/dataset.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/shapes.hpp"
 
@@ -39,7 +42,19 @@ struct RubricError : LoadError {
 /// Version of the rubric format this grader reads.
 inline constexpr int kRubricVersion = 1;
 
-/// Points of one lab.
+/// The case one problem's variants are timed on: its shape and the seed of its inputs.
+struct PerformanceCase {
+  Problem problem = Problem::conv2d;
+  Conv2dShape conv2d;     ///< the image and mask, when `problem` is conv2d
+  ConvLayerShape layer;   ///< the layer, when `problem` is conv_layer
+  std::uint64_t seed = 0;
+  /// "perf_2048x2048_k5", "perf_b4_c32_m64_64x64_k3_s1_p1_d1": the case's name
+  [[nodiscard]] std::string name() const;
+  /// "conv2d/perf_2048x2048_k5": how every report names it
+  [[nodiscard]] std::string id() const;
+};
+
+/// Points of one lab, and the performance cases it overrides.
 struct LabPoints {
   double correctness = 0;
   double performance = 0;
@@ -49,6 +64,10 @@ struct LabPoints {
   /// the maximum stays 10 per lab). A stretch variant that is attempted but wrong counts as any
   /// other variant.
   std::vector<std::string> stretch;
+  /// The lab's own performance cases ("conv2d_case", "conv_layer_case" in its entry), which
+  /// replace the rubric's global one of that problem for this lab alone; nullopt: the global one.
+  std::optional<PerformanceCase> conv2d_case;
+  std::optional<PerformanceCase> conv_layer_case;
   /// True when `variant` is one of this lab's stretch variants.
   [[nodiscard]] bool is_stretch(const std::string& variant) const;
 };
@@ -70,6 +89,9 @@ struct Rubric {
 
   /// The points of lab `number`. @throws RubricError if the rubric has none for it.
   [[nodiscard]] const LabPoints& points(const std::string& number) const;
+  /// The case lab `number`'s variants of problem `p` are timed on: the lab's own, else the
+  /// global one (a lab without an entry gets the global one).
+  [[nodiscard]] PerformanceCase performance_case(const std::string& number, Problem p) const;
   /// Performance share of one variant for time / reference time `ratio`, in [0, 1].
   [[nodiscard]] double performance_fraction(double ratio) const;
   /// Correctness points for `passed` of `runs` runs (0 when `hazard` and the rubric says so).

@@ -112,3 +112,76 @@ TEST_CASE("rubric: errors name the file and the field", "[grader][rubric]") {
   CHECK_THROWS_WITH(r.points("05"), Catch::Contains("labs: no points for lab 05"));
   CHECK_THROWS_WITH(load_rubric("/nonexistent/rubric.json"), Catch::Contains("rubric /nonexistent/rubric.json: cannot open: No such file or directory"));
 }
+
+TEST_CASE("rubric: a lab's own performance case replaces the global one for that lab and that problem only",
+          "[grader][rubric]") {
+  json j = valid_rubric();
+  j["labs"]["08"] = {{"correctness", 7}, {"performance", 3},
+                     {"conv2d_case", {{"height", 20}, {"width", 24}, {"mask_width", 13}, {"seed", 9u}}}};
+  const Rubric r = parse_rubric(j, "r.json");
+  const PerformanceCase own = r.performance_case("08", convlab::Problem::conv2d);
+  CHECK(own.id() == "conv2d/perf_20x24_k13");
+  CHECK(own.seed == 9);
+  // Lab 08's conv layers, and every other lab's images, stay on the global cases.
+  CHECK(r.performance_case("08", convlab::Problem::conv_layer).id() == "conv_layer/perf_b1_c2_m3_8x8_k3_s1_p0_d1");
+  CHECK(r.performance_case("08", convlab::Problem::conv_layer).seed == 2);
+  CHECK(r.performance_case("01", convlab::Problem::conv2d).id() == "conv2d/perf_64x32_k5");
+  CHECK(r.performance_case("01", convlab::Problem::conv2d).seed == 1);
+  CHECK(r.performance_case("05", convlab::Problem::conv2d).id() == "conv2d/perf_64x32_k5");  // no entry at all
+}
+
+TEST_CASE("rubric: the default rubric times lab 08's conv2d step at 2048x2048, K = 13, and its conv layers and "
+          "every other lab on the global cases",
+          "[grader][rubric]") {
+  const Rubric r = load_rubric(default_rubric_path());
+  CHECK(r.performance_case("08", convlab::Problem::conv2d).id() == "conv2d/perf_2048x2048_k13");
+  CHECK(r.performance_case("08", convlab::Problem::conv_layer).id() ==
+        r.performance_case("06", convlab::Problem::conv_layer).id());
+  for (const char* lab : {"01", "02", "03", "04", "05", "07"}) {
+    INFO(lab);
+    CHECK(r.performance_case(lab, convlab::Problem::conv2d).id() == "conv2d/perf_2048x2048_k5");
+  }
+}
+
+TEST_CASE("rubric: a lab's own performance case is checked as the global ones are, and against the K its lab's "
+          "variants take, each error naming the field",
+          "[grader][rubric]") {
+  const json good = {{"height", 20}, {"width", 24}, {"mask_width", 9}, {"seed", 9u}};
+  auto with_case = [&](const std::string& lab, const std::string& key, const json& c) {
+    json j = valid_rubric();
+    j["labs"][lab] = {{"correctness", 7}, {"performance", 3}, {key, c}};
+    return error_of(j);
+  };
+  CHECK(with_case("08", "conv2d_case", good) == "(accepted)");
+  json c = good;
+  c.erase("seed");
+  CHECK(with_case("08", "conv2d_case", c) == "rubric r.json: labs.08.conv2d_case.seed: missing");
+  c = good;
+  c["mask_width"] = 18;
+  CHECK(with_case("08", "conv2d_case", c) ==
+        "rubric r.json: labs.08.conv2d_case.mask_width: expected an integer from 1 to 17, got 18");
+  c = good;
+  c["heigth"] = 20;
+  CHECK(with_case("08", "conv2d_case", c) == "rubric r.json: labs.08.conv2d_case.heigth: unknown field (a misspelling?)");
+  CHECK(with_case("08", "conv2d_case", "2048x2048") ==
+        "rubric r.json: labs.08.conv2d_case: expected an object, got \"2048x2048\"");
+  // Lab 08's conv2d step takes K = 9..17: 8 is one below.
+  c = good;
+  c["mask_width"] = 8;
+  CHECK(with_case("08", "conv2d_case", c) == "rubric r.json: labs.08.conv2d_case.mask_width: lab 08's conv2d variants "
+                                             "take mask widths 9,10,11,12,13,14,15,16,17, not 8");
+  // Lab 01 takes odd K only.
+  c["mask_width"] = 3;
+  CHECK(with_case("01", "conv2d_case", c) == "(accepted)");
+  c["mask_width"] = 4;
+  CHECK_THAT(with_case("01", "conv2d_case", c), Catch::Contains("labs.01.conv2d_case.mask_width: lab 01's conv2d "
+                                                                "variants take mask widths 1,3,5,7,9,11,13,15,17, not 4"));
+  // A case of a problem the lab does not solve could time nothing.
+  const json layer = {{"batch", 1}, {"channels", 2}, {"filters", 3}, {"height", 8}, {"width", 8}, {"mask_width", 3}, {"seed", 4u}};
+  CHECK(with_case("06", "conv_layer_case", layer) == "(accepted)");
+  CHECK(with_case("01", "conv_layer_case", layer) ==
+        "rubric r.json: labs.01.conv_layer_case: lab 01 has no conv_layer variant to time on it");
+  json too_big = layer;
+  too_big["mask_width"] = 9;  // larger than the 8×8 input
+  CHECK_THAT(with_case("06", "conv_layer_case", too_big), Catch::StartsWith("rubric r.json: labs.06.conv_layer_case: "));
+}

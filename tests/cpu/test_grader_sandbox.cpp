@@ -516,7 +516,10 @@ TEST_CASE("sandbox: grade and batch, serial or pipelined, build every submission
   std::string rubric((std::istreambuf_iterator<char>(rubric_in)), std::istreambuf_iterator<char>());
   const std::string big = "\"height\": 2048, \"width\": 2048", small = "\"height\": 64, \"width\": 64";
   REQUIRE(rubric.find(big) != std::string::npos);
-  rubric.replace(rubric.find(big), big.size(), small);  // a small timed case keeps the fake runs fast
+  // Small timed cases keep the fake runs fast: the global one and every lab's own (lab 08's).
+  for (std::size_t at = rubric.find(big); at != std::string::npos; at = rubric.find(big)) {
+    rubric.replace(at, big.size(), small);
+  }
   std::ofstream(tmp.path() / "rubric.json") << rubric;
   for (const char* student : {"ana", "ben"}) {
     fs::create_directories(tmp.path() / "class" / student / "01-naive");

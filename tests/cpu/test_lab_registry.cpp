@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convlab/lab_registry.hpp"
+#include "convlab/mask_widths.hpp"
 
 using namespace convlab;
 
@@ -27,6 +28,7 @@ TEST_CASE("lab registry: every lab once, in number order, with the runner's vari
   CHECK(labs::find_lab(6)->variant("tf32_tensor_core")->tolerance.name == std::string("tf32"));
   CHECK(labs::find_lab(8)->variant("tf32")->tolerance.name == std::string("tf32x1"));
   CHECK(labs::find_lab(8)->variant("tf32x3")->tolerance.name == std::string("fp32"));
+  CHECK(labs::find_lab(8)->variant_count == 3);
   CHECK(labs::find_lab(9) == nullptr);
   CHECK(labs::find_lab("lab5") == nullptr);
 }
@@ -52,4 +54,41 @@ TEST_CASE("lab registry: CMake finds every row, and each lab's stub folder has i
     for (const auto& f : std::filesystem::directory_iterator(source / "labs" / folder)) has_cu |= f.path().extension() == ".cu";
     CHECK(has_cu);
   }
+}
+
+TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 9 to 17, FP32-accurate on tensor "
+          "cores, and every other variant its lab's problem",
+          "[registry]") {
+  const labs::LabEntry& lab = *labs::find_lab(8);
+  const labs::VariantEntry* banded = lab.variant("banded_tf32x3");
+  REQUIRE(banded != nullptr);
+  CHECK(lab.problem == Problem::conv_layer);
+  CHECK(lab.problem_of(*banded) == Problem::conv2d);
+  CHECK(lab.mask_widths_of(*banded) == MaskWidths::range(9, kMaxMaskWidth));
+  CHECK(lab.mask_widths_of(*banded).widths() == std::vector<int>{9, 10, 11, 12, 13, 14, 15, 16, 17});
+  CHECK(banded->tolerance.name == std::string("fp32"));
+  CHECK(banded->tensor_cores);
+  CHECK(lab.variant_count_of(Problem::conv_layer) == 2);
+  CHECK(lab.variant_count_of(Problem::conv2d) == 1);
+  CHECK(lab.mask_widths_for(Problem::conv2d) == MaskWidths::range(9, kMaxMaskWidth));
+  CHECK(lab.solves(Problem::conv2d));
+  CHECK(lab.problem_of(*lab.variant("tf32")) == Problem::conv_layer);
+  CHECK(lab.mask_widths_of(*lab.variant("tf32")) == kAllMaskWidths);  // a row without its own: the lab's
+  for (const labs::LabEntry& l : labs::kLabs) {
+    INFO(l.folder);
+    if (l.number != 8) CHECK_FALSE(l.solves(l.problem == Problem::conv2d ? Problem::conv_layer : Problem::conv2d));
+    for (int i = 0; i < l.variant_count; ++i) {
+      const labs::VariantEntry& v = l.variants[static_cast<std::size_t>(i)];
+      // A variant of another problem than its lab's names the K it takes: the lab's say nothing of it.
+      if (l.problem_of(v) != l.problem) CHECK_FALSE(v.mask_widths.empty());
+    }
+  }
+}
+
+TEST_CASE("lab registry: a random case set draws every K some lab's conv2d variant takes, and no other",
+          "[registry]") {
+  const MaskWidths all = labs::conv2d_mask_widths_of_all_labs();
+  CHECK(all == (kOddMaskWidths | kRegisterTilingMaskWidths | MaskWidths::range(9, kMaxMaskWidth)));
+  CHECK(all.contains(10));   // lab 08's step 3 alone takes the even K above 7
+  CHECK_FALSE(all.contains(8));  // no lab takes K = 8
 }

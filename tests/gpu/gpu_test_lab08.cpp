@@ -1,9 +1,11 @@
-// Lab 08 (conv layers on tensor cores) on the GPU.
+// Lab 08 (conv layers on tensor cores, and one image with step 3) on the GPU.
 //
-// As the grader runs it (the lab08 runner in a child process): both steps of solution08 pass
+// As the grader runs it (the lab08 runner in a child process): steps 1 and 2 of solution08 pass
 // every public conv-layer case, a fresh random set and layers that reach split-K, partial tiles
-// and both sides of 3xTF32's shortest tensor-core reduction; the stubs fail each step with a
-// message naming it; the stubs with the steps spliced in get full marks from `grader grade`.
+// and both sides of 3xTF32's shortest tensor-core reduction; step 3 passes every public conv2d
+// case it takes (K = 9..17) and a fresh random set of every such K, even ones included; the
+// stubs fail each of the three steps with a message naming it; the stubs with the steps spliced
+// in get full marks from `grader grade`, each step timed on the performance case of its problem.
 // (1xTF32 handed in as step 2 is a wrong submission, tests/fixtures/wrong_submissions/
 // tf32-passed-off-as-fp32, graded with the others by gpu_test_grader.cpp.)
 //
@@ -25,11 +27,13 @@
 #include "convlab/device_buffer.cuh"
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
+#include "convlab/lab_registry.hpp"
 #include "convlab/reference.hpp"
 #include "conv_layer_on_device.hpp"
 #include "gpu_lab_run.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
+#include "session/rubric.hpp"
 #include "step_splice.hpp"
 #include "system/subprocess.hpp"
 #include "test_paths.hpp"
@@ -46,7 +50,10 @@ const fs::path kBin = CONVLAB_BIN_DIR;
 const fs::path kSource = CONVLAB_SOURCE_DIR;
 const fs::path kLab = kSource / "labs" / "08-tensor-cores";
 const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
-constexpr int kVariants = 2;  // tf32, tf32x3
+constexpr int kLayerVariants = 2;  // tf32, tf32x3: the steps that solve conv layers
+const labs::LabEntry& kLab08 = *labs::find_lab(8);
+/// The K step 3 (banded_tf32x3, the lab's conv2d variant) takes.
+const MaskWidths kBandedWidths = kLab08.mask_widths_for(Problem::conv2d);
 
 std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMaxTextFileBytes); }
 
@@ -107,7 +114,7 @@ json grade_lab08(const fs::path& root) {
 TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, both steps",
           "[gpu][lab08]") {
   const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv_layer", {"--no-time"});
-  testing::expect_all_pass(pub, kVariants * static_cast<int>(find_cases(kDatasets / "conv_layer").size()), false);
+  testing::expect_all_pass(pub, kLayerVariants * static_cast<int>(find_cases(kDatasets / "conv_layer").size()), false);
 
   const std::uint64_t seed = std::random_device{}();
   INFO("random set seed " << seed);
@@ -117,7 +124,29 @@ TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random s
   for (const ConvLayerSpec& s : stress_specs(seed)) specs.push_back(s);
   for (const ConvLayerSpec& s : specs) write_case(dir / s.name, generate_case(s));
   const testing::LabRun rnd = testing::run_lab("solution08", dir, {"--no-time"});
-  testing::expect_all_pass(rnd, kVariants * static_cast<int>(specs.size()), false);
+  testing::expect_all_pass(rnd, kLayerVariants * static_cast<int>(specs.size()), false);
+}
+
+TEST_CASE("gpu: solution08 step 3 passes every public conv2d case with K = 9..17 and a fresh random set of every such "
+          "K, even ones included",
+          "[gpu][lab08]") {
+  REQUIRE(kBandedWidths == MaskWidths::range(9, kMaxMaskWidth));
+  int taken = 0;
+  for (const fs::path& dir : find_cases(kDatasets / "conv2d")) {
+    taken += kBandedWidths.contains(read_case_info(dir).conv2d.mask_width) ? 1 : 0;
+  }
+  REQUIRE(taken > 0);
+  const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv2d", {"--no-time"});
+  testing::expect_all_pass(pub, taken);  // the cases of other K are skipped
+
+  const std::uint64_t seed = std::random_device{}();
+  INFO("random set seed " << seed);
+  const fs::path dir = fs::temp_directory_path() / "convlab-gpu-random-lab08-conv2d";
+  fs::remove_all(dir);
+  const std::vector<Conv2dSpec> specs = random_conv2d_specs(seed, 40, 300, kBandedWidths);
+  for (const Conv2dSpec& s : specs) write_case(dir / s.name, generate_case(s));
+  const testing::LabRun rnd = testing::run_lab("solution08", dir, {"--no-time"});
+  testing::expect_all_pass(rnd, static_cast<int>(specs.size()), false);
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
@@ -158,14 +187,18 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32
 
 TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step and what to write",
           "[gpu][lab08][skeleton]") {
-  const testing::LabRun r = testing::run_lab("lab08", kDatasets / "conv_layer", {"--no-time"});
+  // Both problems' cases: steps 1 and 2 run on the conv layers, step 3 on the images.
+  const testing::LabRun r = testing::run_lab("lab08", kDatasets, {"--no-time"});
   CHECK(r.process.exit_code == 1);
   const std::map<std::string, std::string> step_of{
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
-      {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"}};
+      {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
+      {"banded_tf32x3", "lab08 step 3"}};
+  REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {
     INFO(res.dump());
+    if (res.at("status") == "SKIP") continue;  // step 3 on a K it does not take
     CHECK(res.at("status") == "FAIL");
     const std::string variant = res.at("variant");
     REQUIRE(step_of.count(variant));
@@ -183,9 +216,21 @@ TEST_CASE("gpu: lab 08 from the stubs with both steps spliced in gets full marks
   INFO(lab.at("headline").get<std::string>());
   CHECK(lab.at("correctness").at("failures").empty());
   CHECK(lab.at("correctness").at("passed") == lab.at("correctness").at("runs"));
+  // Each step timed on the rubric's performance case of its problem: lab 08's own conv2d case
+  // (K = 13, which step 3 takes) and the global conv-layer case.
+  const grader::Rubric rubric = grader::load_rubric(grader::default_rubric_path());
   std::set<std::string> timed;
-  for (const json& v : lab.at("performance").at("variants")) timed.insert(v.at("variant").get<std::string>());
-  CHECK(timed == std::set<std::string>{"tf32", "tf32x3"});
+  for (const json& v : lab.at("performance").at("variants")) {
+    INFO(v.dump());
+    const std::string name = v.at("variant");
+    timed.insert(name);
+    const labs::VariantEntry* entry = kLab08.variant(name);
+    REQUIRE(entry != nullptr);
+    CHECK(v.at("case") == rubric.performance_case("08", kLab08.problem_of(*entry)).id());
+    CHECK(v.at("correct").get<bool>());
+  }
+  CHECK(timed == std::set<std::string>{"tf32", "tf32x3", "banded_tf32x3"});
+  CHECK(lab.at("performance").at("cases").size() == 2);
   CHECK(lab.at("points").get<double>() == Approx(lab.at("max_points").get<double>()));
   CHECK(lab.at("max_points").get<double>() == Approx(10));
 }

@@ -31,11 +31,14 @@
 //   impossible       reports a time under the GPU's roofline
 //
 //   fake_lab CASES... [runner flags] --fake MODE [--fake-case NAME] [--fake-time-ms T]
-//            [--fake-variants a,b] [--fake-problem conv2d|conv_layer] [--fake-masks 1,3,5]
+//            [--fake-variants a,b] [--fake-problem conv2d|conv_layer[,...]] [--fake-masks 1,3,5]
 //            [--fake-target T] [--fake-variant NAME]
 //
 // MODE applies to every case, or only to the case named by --fake-case (the others are right),
-// and to every variant, or only to the one named by --fake-variant.
+// and to every variant, or only to the one named by --fake-variant. --fake-problem names the
+// problem of every variant, or one per variant, in order, as lab 08's variants solve two
+// (`--fake-variants tf32,banded --fake-problem conv_layer,conv2d`); each variant runs on the
+// cases of its problem only, as the runner does, and --fake-masks are its conv2d variants' K.
 // A copy of this executable may carry these arguments itself (tests/support/fake_lab_args.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -49,6 +52,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -347,11 +351,18 @@ int main(int argc_in, char** argv_in) {
 
   const std::vector<std::string> variants = split(o.variants);
   const std::vector<int> masks = MaskWidths::parse(o.masks, kAllMaskWidths, "the fake lab").widths();
+  std::vector<std::string> problem_of = split(o.problem);
+  if (problem_of.size() == 1) problem_of.assign(variants.size(), problem_of.front());
+  if (problem_of.size() != variants.size()) {
+    fmt::print(stderr, "fake: --fake-problem names {} problems for {} variants\n", problem_of.size(), variants.size());
+    return 2;
+  }
   if (o.list) {
     json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", "fake"}, {"title", "fake"}};
-    for (const std::string& v : variants) {
-      json e = {{"name", v}, {"problem", o.problem}, {"tolerance", {{"name", "fp32"}, {"unit_roundoff", 1.0 / 16777216}}}};
-      if (o.problem == "conv2d") e["mask_widths"] = masks;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      json e = {{"name", variants[i]}, {"problem", problem_of[i]},
+                {"tolerance", {{"name", "fp32"}, {"unit_roundoff", 1.0 / 16777216}}}};
+      if (problem_of[i] == "conv2d") e["mask_widths"] = masks;
       else e["max_mask_width"] = 17;
       j["variants"].push_back(e);
     }
@@ -375,7 +386,8 @@ int main(int argc_in, char** argv_in) {
   }
   for (const fs::path& dir : cases) {
     const CaseInfo info = read_case_info(dir);
-    if (problem_name(info.problem) != o.problem) continue;
+    const std::string problem = problem_name(info.problem);
+    if (std::find(problem_of.begin(), problem_of.end(), problem) == problem_of.end()) continue;  // no variant's
     const bool misbehave = o.only_case.empty() || o.only_case == info.name;
     const std::string case_mode = misbehave ? o.mode : "correct";
     Tensor<double> expected;
@@ -394,7 +406,9 @@ int main(int argc_in, char** argv_in) {
       bytes = 4.0 * static_cast<double>(info.layer.input_elements() + info.layer.output_elements());
     }
     shape = expected.shape();
-    for (const std::string& v : variants) {
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const std::string& v = variants[i];
+      if (problem_of[i] != problem) continue;  // another problem's variant, as the runner
       if (!o.variants_selected.empty() &&
           std::find(o.variants_selected.begin(), o.variants_selected.end(), v) == o.variants_selected.end()) {
         continue;

@@ -10,7 +10,11 @@
 //     "--fake-time-ms 2" or "--fake crash --fake-case k3_7x9"; a fake.args that says
 //     "compile-error" fails to build with that message, and a missing lab folder is missing
 //     files, as with the real build;
-//   - the reference solution of every lab is the fake lab with --fake-time-ms 1.
+//   - the reference solution of every lab is the fake lab with --fake-time-ms 1, or, for lab NN
+//     when $CONVLAB_FAKE_REFERENCE_NN is set, with the arguments it holds instead: a lab whose
+//     variants solve two problems is played by, e.g., CONVLAB_FAKE_REFERENCE_08="--fake-time-ms 1
+//     --fake-variants tf32,banded --fake-problem conv_layer,conv2d --fake-masks 9,10" (the
+//     reference also lists the lab's variants, so a submission's fake.args names the same ones).
 //
 // The test-double runs are the real grader's otherwise: child processes, timeouts, judging,
 // points, reports.
@@ -21,9 +25,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "commands/commands.hpp"
+#include "convlab/lab_registry.hpp"
 #include "schedule/platform.hpp"
 #include "run/reasons.hpp"
 
@@ -96,6 +102,14 @@ class FakeBuilder final : public LabBuilder {
 int main(int argc, char** argv) {
   const fs::path scripts = fs::temp_directory_path() / fmt::format("convlab-test-mode-{}", getpid());
   const fs::path reference = fake_script(scripts / "reference", "--fake-time-ms 1");
+  // Each lab's own reference, made here once: the grading threads only read them.
+  std::map<std::string, fs::path> references;
+  for (const labs::LabEntry& lab : labs::kLabs) {
+    const char* extra = std::getenv(("CONVLAB_FAKE_REFERENCE_" + lab.number_text()).c_str());
+    if (extra != nullptr) {
+      references[lab.number_text()] = fake_script(scripts / ("reference" + lab.number_text()), extra);
+    }
+  }
 
   GradingPlatform p;
   p.query_device = [](std::string*) {
@@ -109,7 +123,10 @@ int main(int argc, char** argv) {
     const char* n = std::getenv("CONVLAB_FAKE_GPUS");
     return n ? std::atoi(n) : 2;
   };
-  p.reference_exe = [reference](const LabInfo&) { return std::optional<fs::path>(reference); };
+  p.reference_exe = [reference, references](const LabInfo& lab) {
+    const auto own = references.find(lab.number);
+    return std::optional<fs::path>(own != references.end() ? own->second : reference);
+  };
   p.variants_exe = p.reference_exe;
   p.make_builder = [](const BuildSettings& settings, const std::vector<LabInfo>&) -> std::unique_ptr<LabBuilder> {
     return std::make_unique<FakeBuilder>(settings);

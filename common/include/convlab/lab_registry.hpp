@@ -5,6 +5,12 @@
 ///        grader's output and the benchmark tables), the mask widths they take and which
 ///        launch configuration of lab_config.hpp the lab's kernels use.
 ///
+/// A variant solves its lab's problem with its lab's mask widths unless its row says otherwise:
+/// lab 08's third step is a conv2d variant of a conv-layer lab, `{"banded_tf32x3",
+/// Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(9, kMaxMaskWidth)}`. Such a lab
+/// registers a function list per problem (describe_lab), is run on the cases of both problems,
+/// and is timed on the performance case of each (grader/README.md).
+///
 /// A new lab adds one row here, its folders under labs/ and solutions/, and its registration in
 /// common/src/lab_mains/labNN.cpp, which pairs these names, in this order, with its functions
 /// (docs/architecture.md lists every place). CMake makes its executables from the row
@@ -12,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +46,12 @@ struct VariantEntry {
   const char* name = nullptr;              ///< "cached_halo": the name in every report
   Tolerance tolerance = Tolerance::fp32(); ///< the arithmetic it uses on purpose
   bool tensor_cores = false;  ///< runs on tensor cores: no FP32 FMA bound on its time
+  /// The problem it solves when not its lab's (LabEntry::problem_of reads it).
+  std::optional<Problem> problem = std::nullopt;
+  /// The K it takes when not its lab's; empty: the lab's (LabEntry::mask_widths_of reads it).
+  /// A variant of another problem than its lab's names its own (a conv-layer lab's widths say
+  /// nothing of a conv2d kernel's).
+  MaskWidths mask_widths = {};
 };
 
 /// One lab.
@@ -46,7 +59,7 @@ struct LabEntry {
   int number;                 ///< 5
   const char* folder;         ///< "05-tiled-cached-halo", the folder under labs/ and solutions/
   const char* title;          ///< what the runner prints
-  Problem problem;            ///< conv2d or conv_layer
+  Problem problem;            ///< conv2d or conv_layer: what its variants solve unless they say otherwise
   MaskWidths mask_widths;     ///< the K its variants take (conv2d); every K for conv_layer
   LabConfig config;           ///< its launch configuration
   std::array<VariantEntry, 8> variants;  ///< its variants; unused slots have no name
@@ -65,6 +78,29 @@ struct LabEntry {
     }
     return nullptr;
   }
+  /// The problem `v` (one of this lab's variants) solves: its own, else the lab's.
+  [[nodiscard]] constexpr Problem problem_of(const VariantEntry& v) const { return v.problem.value_or(problem); }
+  /// The mask widths `v` takes: its own, else the lab's.
+  [[nodiscard]] constexpr MaskWidths mask_widths_of(const VariantEntry& v) const {
+    return v.mask_widths.empty() ? mask_widths : v.mask_widths;
+  }
+  /// The mask widths its variants of problem `p` take, together (empty: none solves `p`).
+  [[nodiscard]] constexpr MaskWidths mask_widths_for(Problem p) const {
+    MaskWidths all;
+    for (int i = 0; i < variant_count; ++i) {
+      const VariantEntry& v = variants[static_cast<std::size_t>(i)];
+      if (problem_of(v) == p) all = all | mask_widths_of(v);
+    }
+    return all;
+  }
+  /// How many of its variants solve `p`.
+  [[nodiscard]] constexpr int variant_count_of(Problem p) const {
+    int n = 0;
+    for (int i = 0; i < variant_count; ++i) n += problem_of(variants[static_cast<std::size_t>(i)]) == p ? 1 : 0;
+    return n;
+  }
+  /// True when some variant solves `p`.
+  [[nodiscard]] constexpr bool solves(Problem p) const { return variant_count_of(p) > 0; }
 };
 
 /// Every lab, by number.
@@ -94,8 +130,20 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
      {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
      6},
     {8, "08-tensor-cores", "convolution layers on tensor cores", Problem::conv_layer, kAllMaskWidths,
-     LabConfig::tensor_cores, {{{"tf32", Tolerance::tf32x1(), true}, {"tf32x3", Tolerance::fp32(), true}}}, 2},
+     LabConfig::tensor_cores,
+     {{{"tf32", Tolerance::tf32x1(), true},
+       {"tf32x3", Tolerance::fp32(), true},
+       {"banded_tf32x3", Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(9, kMaxMaskWidth)}}},
+     3},
 }};
+
+/// Every mask width some lab's conv2d variant takes: what a random case set draws from, so that
+/// every variant has cases (grader/session/case_set.cpp).
+inline constexpr MaskWidths conv2d_mask_widths_of_all_labs() {
+  MaskWidths all;
+  for (const LabEntry& lab : kLabs) all = all | lab.mask_widths_for(Problem::conv2d);
+  return all;
+}
 
 /// The lab numbered `number`, or nullptr.
 inline const LabEntry* find_lab(int number) {

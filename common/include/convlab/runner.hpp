@@ -51,8 +51,8 @@ struct ConvLayerVariant {
 struct LabDescription {
   std::string id;     ///< "lab01"
   std::string title;  ///< "naive convolution, global memory"
-  std::vector<Conv2dVariant> conv2d;          ///< its conv2d functions (labs 01–05, 07)
-  std::vector<ConvLayerVariant> conv_layer;   ///< its conv-layer functions (lab 06)
+  std::vector<Conv2dVariant> conv2d;          ///< its conv2d functions (labs 01–05, 07, lab 08's step 3)
+  std::vector<ConvLayerVariant> conv_layer;   ///< its conv-layer functions (labs 06, 08)
 };
 
 /// The runner's main. Returns one of RunnerExit.
@@ -68,6 +68,11 @@ LabDescription this_lab();
 LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const Conv2dArgs&)>& functions);
 /// The same for a conv-layer lab.
 LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const ConvLayerArgs&)>& functions);
+/// The same for a lab whose variants solve both problems (lab 08): the registry's conv2d
+/// variants paired in order with `conv2d`, its conv-layer variants with `conv_layer`.
+/// @throws std::logic_error when either count differs from the registry's variants of that problem
+LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*)(const Conv2dArgs&)>& conv2d,
+                            const std::vector<void (*)(const ConvLayerArgs&)>& conv_layer);
 
 /// True once a lab function called not_implemented() in this process.
 bool lab_reported_not_implemented(std::string* what = nullptr);

@@ -1,0 +1,51 @@
+// What a lab executable lists (`labNN --list --json`, which needs no GPU) is the lab registry's
+// row as the grader reads it: lab 08's variants solve two problems, each with its own K and
+// tolerance, registered in one process (common/src/lab_mains/lab08.cpp, describe_lab).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "convlab/json_file.hpp"
+#include "convlab/lab_registry.hpp"
+#include "convlab/limits.hpp"
+#include "grader_test_support.hpp"
+#include "run/lab_variants.hpp"
+#include "system/subprocess.hpp"
+
+using namespace convlab;
+using namespace convlab::grader;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+TEST_CASE("lab08 --list --json lists steps 1 and 2 on conv layers and step 3 on images with K = 9..17, as the "
+          "registry says, and the grader reads it back",
+          "[registry][lab08]") {
+  testing::TempDir tmp("lab08-list");
+  const fs::path list = tmp.path() / "list.json";
+  const ProcessResult p = run_process({CONVLAB_LAB08_EXE, "--list", "--json", list.string()}, 60s);
+  INFO(p.output);
+  REQUIRE(p.exit_code == 0);
+  const LabVariants listing = parse_lab_variants(read_json_file(list, kMaxTextFileBytes));
+  CHECK(listing.lab == "lab08");
+  const labs::LabEntry& lab = *labs::find_lab(8);
+  REQUIRE(static_cast<int>(listing.variants.size()) == lab.variant_count);
+  for (const VariantInfo& v : listing.variants) {
+    INFO(v.name);
+    const labs::VariantEntry* entry = lab.variant(v.name);
+    REQUIRE(entry != nullptr);
+    CHECK(v.problem == lab.problem_of(*entry));
+    CHECK(v.tolerance.name == std::string(entry->tolerance.name));
+    CHECK(v.tensor_cores == entry->tensor_cores);
+    if (v.problem == Problem::conv2d) CHECK(v.mask_widths == lab.mask_widths_of(*entry));
+  }
+  const auto banded = std::find_if(listing.variants.begin(), listing.variants.end(),
+                                   [](const VariantInfo& v) { return v.name == "banded_tf32x3"; });
+  REQUIRE(banded != listing.variants.end());
+  CHECK(banded->problem == Problem::conv2d);
+  CHECK(banded->mask_widths == MaskWidths::range(9, kMaxMaskWidth));
+  CHECK(banded->tolerance.name == std::string("fp32"));
+  CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3");
+  CHECK_NOTHROW(check_problems_against_registry(listing, "08"));
+}
