@@ -193,7 +193,7 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
   const std::map<std::string, std::string> step_of{
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
-      {"banded_tf32x3", "lab08 step 3"}};
+      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {

@@ -24,6 +24,7 @@
 
 #include "convlab/compare.hpp"
 #include "convlab/dataset.hpp"
+#include "convlab/lab08_config.hpp"
 #include "convlab/mask_widths.hpp"
 
 namespace convlab::labs {
@@ -133,7 +134,7 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
      LabConfig::tensor_cores,
      {{{"tf32", Tolerance::tf32x1(), true},
        {"tf32x3", Tolerance::fp32(), true},
-       {"banded_tf32x3", Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(9, kMaxMaskWidth)}}},
+       {"banded_tf32x3", Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(lab08::kBandMinMask, kMaxMaskWidth)}}},
      3},
 }};
 
