@@ -208,7 +208,7 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
   CHECK(failed.size() == step_of.size());
 }
 
-TEST_CASE("gpu: lab 08 from the stubs with both steps spliced in gets full marks from grader grade, speed included",
+TEST_CASE("gpu: lab 08 from the stubs with its three steps spliced in gets full marks from grader grade, speed included",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
