@@ -35,10 +35,8 @@
 #include "convlab/device_buffer.cuh"
 #include "convlab/device_info.hpp"
 #include "convlab/event_timer.cuh"
-#include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_registry.hpp"
-#include "convlab/limits.hpp"
 #include "convlab/mask_widths.hpp"
 #include "device_fill.cuh"
 
@@ -60,7 +58,8 @@ struct LabMethod {
 std::vector<LabMethod> lab_methods() {
   namespace c = convlab;
   using Fn = void (*)(const Conv2dArgs&);
-  // Each conv2d lab's solution functions, in the registry's variant order.
+  // Each lab's conv2d solution functions, in the registry's order of its conv2d variants (lab 08
+  // has one: step 3; its other steps solve conv layers, conv_layer_bench's).
   const std::vector<std::pair<int, std::vector<Fn>>> functions = {
       {1, {c::lab01::conv2d_no_restrict, c::lab01::conv2d_mask_restrict, c::lab01::conv2d_input_restrict,
            c::lab01::conv2d_both_restrict}},
@@ -70,19 +69,22 @@ std::vector<LabMethod> lab_methods() {
       {5, {c::lab05::conv2d_tiled_cached_halo}},
       {7, {c::lab07::conv2d_one_output, c::lab07::conv2d_outputs_xy, c::lab07::conv2d_shfl_filter,
            c::lab07::conv2d_constant_filter, c::lab07::conv2d_shared_input, c::lab07::conv2d_register_tiled}},
+      {8, {c::lab08::conv2d_banded_tf32x3}},
   };
   std::vector<LabMethod> out;
   for (const auto& [number, fns] : functions) {
     const c::labs::LabEntry& lab = *c::labs::find_lab(number);
-    if (static_cast<int>(fns.size()) != lab.variant_count) {
-      throw std::logic_error(fmt::format("conv2d_bench: lab {} has {} variants in the registry, {} here",
-                                         lab.number_text(), lab.variant_count, fns.size()));
+    if (static_cast<int>(fns.size()) != lab.variant_count_of(c::Problem::conv2d)) {
+      throw std::logic_error(fmt::format("conv2d_bench: lab {} has {} conv2d variants in the registry, {} here",
+                                         lab.number_text(), lab.variant_count_of(c::Problem::conv2d), fns.size()));
     }
-    for (std::size_t i = 0; i < fns.size(); ++i) out.push_back({lab.executable(), lab.variants[i].name, fns[i], lab.mask_widths});
+    std::size_t next = 0;
+    for (int i = 0; i < lab.variant_count; ++i) {
+      const c::labs::VariantEntry& v = lab.variants[static_cast<std::size_t>(i)];
+      if (lab.problem_of(v) != c::Problem::conv2d) continue;
+      out.push_back({lab.executable(), v.name, fns[next++], lab.mask_widths_of(v)});
+    }
   }
-  // Lab 08's step 3 solves this problem too, for large masks only.
-  out.push_back({"lab08", "banded_tf32x3", c::lab08::conv2d_banded_tf32x3,
-                 c::MaskWidths::range(c::lab08::kBandMinMask, c::kMaxMaskWidth)});
   return out;
 }
 

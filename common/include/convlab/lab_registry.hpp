@@ -130,7 +130,7 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
      LabConfig::register_tiling,
      {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
      6},
-    {8, "08-tensor-cores", "convolution layers on tensor cores", Problem::conv_layer, kAllMaskWidths,
+    {8, "08-tensor-cores", "tensor cores: conv layers (steps 1-2), one image with a large mask (step 3)", Problem::conv_layer, kAllMaskWidths,
      LabConfig::tensor_cores,
      {{{"tf32", Tolerance::tf32x1(), true},
        {"tf32x3", Tolerance::fp32(), true},
