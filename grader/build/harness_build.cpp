@@ -54,10 +54,11 @@ bool HarnessBuild::ensure_built(std::string* error) {
       settings_.progress(fmt::format("building the lab harness once for every submission, on {} cores", jobs));
     }
     // What cmake/ConvlabHarnessExport.cmake exports and a lab links or runs.
-    const ProcessResult harness =
-        run_process({cmake_program().string(), "--build", build.string(), "--target", "convlab_runner",
-                     "convlab_autotune", "lab07_precompile", "-j", std::to_string(jobs)},
-                    1800s);
+    std::vector<std::string> argv = {cmake_program().string(), "--build", build.string(), "--target",
+                                     "convlab_runner", "convlab_autotune", "lab07_precompile"};
+    for (const std::string& lab : settings_.labs) argv.push_back("convlab_lab_main" + lab);
+    argv.insert(argv.end(), {"-j", std::to_string(jobs)});
+    const ProcessResult harness = run_process(argv, 1800s);
     if (harness.exit_code != 0) {
       error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(), last_lines(harness.output, 15));
       return;

@@ -1,8 +1,9 @@
 // The lab harness, compiled once for every submission a grading run builds.
 //
-// A lab executable links the harness, lab 07's autotuner, and runs lab07_precompile after its
-// link (cmake/ConvlabHarnessExport.cmake). They are the project's own code, the same for every
-// student, so one build folder compiles them, on every core and outside the sandbox, and
+// A lab executable links the harness, its registration main and lab 07's autotuner, and lab 07's
+// build runs lab07_precompile (cmake/ConvlabHarnessExport.cmake). They are the project's own
+// code, the same for every student, so one build folder compiles them, on every core and
+// outside the sandbox, and
 // exports them; each submission build folder (build/submission_build.hpp) is configured with
 // CONVLAB_PREBUILT_HARNESS pointing at it and compiles the labs only. A class's build workers
 // share one: when each of four workers compiled its own copy (an H200 machine, 16 cores), they
@@ -26,6 +27,7 @@ struct HarnessSettings {
   std::filesystem::path build_dir;   ///< its build folder (kept, reused)
   std::string cuda_architectures;    ///< e.g. "90": the GPU's, as the labs are built for
   int jobs = 0;                      ///< parallel compile jobs (0: one per core)
+  std::vector<std::string> labs;     ///< the lab numbers whose registration mains it compiles ("01", ...)
   std::function<void(const std::string&)> progress;
 };
 

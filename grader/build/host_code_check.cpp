@@ -85,7 +85,6 @@ std::vector<fs::path> lab_objects(const fs::path& build_dir, const std::string& 
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
     if (!it->is_regular_file(ec) || p.extension() != ".o") continue;
-    if (p.generic_string().find("common/src/lab_mains/") != std::string::npos) continue;  // the harness's main
     objects.push_back(p);
   }
   std::sort(objects.begin(), objects.end());

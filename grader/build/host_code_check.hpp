@@ -33,7 +33,8 @@ struct HostCodeReport {
 /// How to run a tool on the submission's objects (the compile sandbox, or as is).
 using ToolRunner = std::function<std::string(const std::vector<std::string>& argv, std::string* error)>;
 
-/// The compiled objects of target `target` in `build_dir`, less the harness's registration main.
+/// The compiled objects of target `target` in `build_dir`: the lab's own files (its registration main
+/// is the harness's, compiled there: cmake/ConvlabLabs.cmake).
 std::vector<std::filesystem::path> lab_objects(const std::filesystem::path& build_dir, const std::string& target);
 
 /// The external symbols that the static archives under `harness_dir` define.

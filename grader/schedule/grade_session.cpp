@@ -294,6 +294,7 @@ std::shared_ptr<HarnessBuild> GradeSession::harness_build(int jobs) {
     h.build_dir = build_root() / "harness";
     h.cuda_architectures = cuda_architectures_;
     h.jobs = jobs;
+    for (const LabInfo& lab : all_labs_) h.labs.push_back(lab.number);
     if (!options_.quiet) h.progress = [this](const std::string& line) { progress(line); };
     harness_ = std::make_shared<HarnessBuild>(std::move(h));
   }

@@ -26,6 +26,7 @@ GpuTurns::Turn GpuTurns::shared() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return !taken_alone_ && waiting_alone_ == 0; });
   ++sharing_;
+  taken();
   return Turn(this, false, start);
 }
 
@@ -36,7 +37,18 @@ GpuTurns::Turn GpuTurns::alone() {
   changed_.wait(lock, [&] { return !taken_alone_ && sharing_ == 0; });
   --waiting_alone_;
   taken_alone_ = true;
+  taken();
   return Turn(this, true, start);
+}
+
+void GpuTurns::taken() {
+  if ((taken_alone_ ? 1 : 0) + sharing_ == 1) busy_since_ = std::chrono::steady_clock::now();
+}
+
+double GpuTurns::busy_s() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const bool busy = taken_alone_ || sharing_ > 0;
+  return busy_s_ + (busy ? std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count() : 0.0);
 }
 
 void GpuTurns::release(bool alone) {
@@ -46,6 +58,9 @@ void GpuTurns::release(bool alone) {
       taken_alone_ = false;
     } else {
       --sharing_;
+    }
+    if (!taken_alone_ && sharing_ == 0) {
+      busy_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count();
     }
   }
   changed_.notify_all();

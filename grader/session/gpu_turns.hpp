@@ -46,14 +46,22 @@ class GpuTurns {
   /// A turn with the GPU to this student alone (timing, profiling).
   [[nodiscard]] Turn alone();
 
+  /// Seconds during which at least one turn was held (a turn still held counts up to now): the
+  /// GPU time a class needed, whatever the wall time, for the bound that class_speedup.sh
+  /// prints. Waiting for a turn is not busy time.
+  [[nodiscard]] double busy_s();
+
  private:
   void release(bool alone);
+  void taken();  ///< under the lock, after a turn is counted in
 
   std::mutex mutex_;
   std::condition_variable changed_;
   int sharing_ = 0;          ///< students in a shared turn
   bool taken_alone_ = false; ///< a student is in its turn alone
   int waiting_alone_ = 0;    ///< students waiting for a turn alone: no new shared turn starts
+  std::chrono::steady_clock::time_point busy_since_;  ///< when the turns held went from none to one
+  double busy_s_ = 0;        ///< busy time of the periods that have ended
 };
 
 }  // namespace convlab::grader

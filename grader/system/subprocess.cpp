@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,21 +96,29 @@ void pump_output(int fd, pid_t pid, std::chrono::steady_clock::time_point deadli
   }
 }
 
+double cpu_seconds(const rusage& u) {
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 // Waits for the child: after EOF it may still be running briefly (or forever, if it closed its
-// output). Returns its wait status.
+// output). Returns its wait status; its CPU time goes into the result (wait4's rusage counts the
+// descendants it waited for: a build's compilers, a sandbox's child).
 int reap(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& result) {
   int status = 0;
+  rusage usage{};
   for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
     if (w == pid) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       kill(-pid, SIGKILL);
       result.timed_out = true;
-      waitpid(pid, &status, 0);
+      wait4(pid, &status, 0, &usage);
       break;
     }
     usleep(2000);
   }
+  result.cpu_seconds = cpu_seconds(usage);
   return status;
 }
 

@@ -18,6 +18,9 @@ struct ProcessResult {
   bool spawn_failed = false;
   std::string output;      ///< stdout and stderr, interleaved as written
   double seconds = 0;
+  /// CPU seconds (user and system) the child and the descendants it waited for used: what a
+  /// build step costs the machine's cores, whatever its wall time (0 when it never started).
+  double cpu_seconds = 0;
   /// "exit 0", "killed by signal 11 (Segmentation fault)", "timed out after 30 s".
   [[nodiscard]] std::string describe() const;
 };

@@ -315,6 +315,35 @@ TEST_CASE("gpu turns: shared turns run together, a turn alone waits for them and
   CHECK_FALSE(together);
 }
 
+TEST_CASE("gpu turns: busy time is the time some turn was held, overlaps counted once, waits and idle time not",
+          "[grader][class]") {
+  using namespace std::chrono_literals;
+  GpuTurns turns;
+  CHECK(turns.busy_s() == 0);
+  {
+    // Two shared turns overlapping for 150 ms, the second 100 ms after the first.
+    std::optional<GpuTurns::Turn> a(turns.shared());
+    std::this_thread::sleep_for(100ms);
+    std::optional<GpuTurns::Turn> b(turns.shared());
+    std::this_thread::sleep_for(150ms);
+    a.reset();
+    b.reset();
+  }
+  const double after_shared = turns.busy_s();
+  CHECK(after_shared >= 0.24);
+  CHECK(after_shared < 0.24 + 0.2);  // once, not the 0.4 s the two turns held together
+  std::this_thread::sleep_for(200ms);  // idle: not busy
+  CHECK(turns.busy_s() == Approx(after_shared));
+  {
+    const GpuTurns::Turn t = turns.alone();
+    std::this_thread::sleep_for(100ms);
+    CHECK(turns.busy_s() >= after_shared + 0.09);  // a turn still held counts up to now
+  }
+  const double total = turns.busy_s();
+  CHECK(total >= after_shared + 0.09);
+  CHECK(total < after_shared + 0.1 + 0.2);
+}
+
 TEST_CASE("class pipeline: a build that throws, a crash and a hang cost only their student", "[grader][class]") {
   FakeClass c("class-isolation", {{"a-good", "--fake-time-ms 1"},
                                   {"b-build-throws", "--fake-time-ms 1"},

@@ -69,6 +69,44 @@ TEST_CASE("lab07 precompile: a configuration that needs an unwritten step is lef
   CHECK_THROWS_WITH(launcher_jit_instantiations({8}, {}), "lab 07 does not take mask width 8");
 }
 
+TEST_CASE("lab07 precompile: the graded shapes give exactly the instantiations their runs compile", "[lab07][precompile]") {
+  const std::vector<int> widths = supported_mask_widths().widths();
+  // Every width, each with an image width that takes every vector path and one that takes none:
+  // the same set as every instantiation a launcher can ask for.
+  std::vector<GradedShape> both;
+  for (const int k : widths) both.insert(both.end(), {{k, 2048}, {k, 2047}});
+  CHECK(names_of(graded_instantiations(both, {})) == names_of(launcher_jit_instantiations(widths, {})));
+
+  // Odd image widths only: no vector instantiation is needed.
+  std::vector<GradedShape> odd;
+  for (const int k : widths) odd.push_back({k, 263});
+  const std::vector<KernelVariant> scalar = graded_instantiations(odd, {});
+  REQUIRE_FALSE(scalar.empty());
+  for (const KernelVariant& v : scalar) CHECK_FALSE((v.vec && v.config.vector_width() > 1));
+  CHECK(scalar.size() < launcher_jit_instantiations(widths, {}).size());
+
+  // Each shape's instantiations are the launcher's choice for it (register_tiling.cu's run()).
+  for (const GradedShape shape : {GradedShape{5, 2048}, GradedShape{9, 101}, GradedShape{17, 64}}) {
+    INFO("K=" << shape.mask_width << " width " << shape.width);
+    std::set<std::string> expected;
+    for (const char* role : {"", "loaded", "shfl", "constant", "shared"}) {
+      const TileConfig c = *role ? force_path(*default_config(shape.mask_width), role) : *default_config(shape.mask_width);
+      const bool vec = c.vector_width() > 1 && shape.width % c.vector_width() == 0;
+      if (!compiled_in(c)) expected.insert(kernel_name({c, vec, false}));
+    }
+    CHECK(names_of(graded_instantiations({shape}, {})) == expected);
+  }
+  // Unwritten steps and widths lab 07 does not take compile nothing.
+  CHECK(graded_instantiations({{5, 2048}}, {2}).empty());
+  CHECK(graded_instantiations({{1, 96}, {8, 64}}, {}).empty());
+  for (const KernelVariant& v : graded_instantiations(both, {3})) CHECK(v.config.filter != FilterPath::shfl);
+
+  CHECK(parse_graded_shapes("5:2048,3:263").size() == 2);
+  CHECK(parse_graded_shapes("5:2048,3:263")[1].width == 263);
+  CHECK_THROWS_WITH(parse_graded_shapes("5x2048"), Catch::Contains("is not MASK:WIDTH"));
+  CHECK_THROWS_WITH(parse_graded_shapes("5:"), Catch::Contains("is not MASK:WIDTH"));
+}
+
 TEST_CASE("lab07 tune: --compile-only refuses a kernel with unwritten steps, naming them, before compiling anything",
           "[lab07][tune]") {
   using namespace std::chrono_literals;

@@ -36,3 +36,17 @@ TEST_CASE("subprocess: a program that does not exist", "[subprocess]") {
   CHECK(r.spawn_failed);
   CHECK_THAT(r.describe(), Catch::Contains("No such file"));
 }
+
+TEST_CASE("subprocess: CPU seconds count the child's waited-for descendants, not its sleep", "[subprocess]") {
+  // A grandchild counts to 300000 in the shell, a fixed amount of CPU work (as a compiler under
+  // ninja does work); the outer shell only waits for it.
+  const ProcessResult busy =
+      run_process({"/bin/sh", "-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'"}, 60s);
+  REQUIRE(busy.exit_code == 0);
+  CHECK(busy.cpu_seconds > 0.05);
+  CHECK(busy.cpu_seconds <= busy.seconds + 0.05);  // one thread at a time: never more CPU than wall time
+  const ProcessResult idle = run_process({"/bin/sh", "-c", "sleep 0.4"}, 30s);
+  REQUIRE(idle.exit_code == 0);
+  CHECK(idle.seconds >= 0.35);
+  CHECK(idle.cpu_seconds < 0.05);
+}

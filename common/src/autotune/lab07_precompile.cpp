@@ -5,6 +5,9 @@
 //
 //   lab07_precompile --kernel bin/lab07.kernel.cuh --arch "90" --out bin/lab07.jit-cache
 //
+// The grader runs it itself on a submission's kernel, with --shapes: only the instantiations its
+// case set and performance case make the launcher compile (graded_instantiations).
+//
 // It needs no GPU. A configuration NVRTC rejects is listed and left to fail at run time, where
 // the lab's report names it; the build itself never fails because of it.
 #include <CLI/CLI.hpp>
@@ -30,7 +33,12 @@ int main(int argc, char** argv) {
   app.add_option("--arch", arch, "the targets, as CMAKE_CUDA_ARCHITECTURES: 90, or 80-real;90")->required();
   app.add_option("--out", out, "the folder to fill, e.g. bin/lab07.jit-cache (what it holds of another kernel is removed)")
       ->required();
-  app.add_option("--masks", masks, "mask widths, e.g. 3,5 (default: all that lab 07 takes)");
+  std::string shapes;
+  auto* masks_option = app.add_option("--masks", masks, "mask widths, e.g. 3,5 (default: all that lab 07 takes)");
+  app.add_option("--shapes", shapes,
+                 "only what grading these conv2d cases runs, as MASK:WIDTH pairs, e.g. 5:2048,3:263 (the grader's "
+                 "submission builds)")
+      ->excludes(masks_option);
   app.add_option("--origin", origin, "labs or solutions (only named in the summary)")->check(CLI::IsMember({"labs", "solutions"}));
   app.add_option("--jobs", jobs, "compile threads (default: all hardware threads)")->check(CLI::Range(1, 1024));
   CLI11_PARSE(app, argc, argv);
@@ -43,7 +51,10 @@ int main(int argc, char** argv) {
                  "time instead)\n", arch);
       return 0;
     }
-    const std::vector<KernelVariant> variants = launcher_jit_instantiations(parse_mask_list(masks), unwritten_steps(source.text));
+    const std::vector<int> unwritten = unwritten_steps(source.text);
+    const std::vector<KernelVariant> variants = shapes.empty()
+                                                    ? launcher_jit_instantiations(parse_mask_list(masks), unwritten)
+                                                    : graded_instantiations(parse_graded_shapes(shapes), unwritten);
     const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const PrecompileReport r = precompile(source, variants, targets, out, threads);
     std::string sms;

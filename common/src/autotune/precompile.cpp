@@ -35,6 +35,46 @@ std::vector<KernelVariant> launcher_jit_instantiations(const std::vector<int>& w
   return out;
 }
 
+std::vector<KernelVariant> graded_instantiations(const std::vector<GradedShape>& shapes,
+                                                 const std::vector<int>& not_written) {
+  const std::set<int> unwritten(not_written.begin(), not_written.end());
+  std::vector<KernelVariant> out;
+  std::set<std::string> names;
+  for (const GradedShape& shape : shapes) {
+    const TileConfig* best = default_config(shape.mask_width);
+    if (best == nullptr) continue;
+    // The launcher's roles: "" is register_tiled's own choice, the others force a path on it.
+    for (const char* role : {"", "loaded", "shfl", "constant", "shared"}) {
+      const TileConfig c = *role != '\0' ? force_path(*best, role) : *best;
+      const std::array<int, 3> steps = steps_of(c);
+      if (compiled_in(c) || std::any_of(steps.begin(), steps.end(), [&](int s) { return unwritten.count(s) > 0; })) {
+        continue;
+      }
+      const int vw = c.vector_width();
+      const KernelVariant v{c, vw > 1 && shape.width % vw == 0, false};  // jit.hpp: vector_path_ok
+      if (names.insert(kernel_name(v)).second) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::vector<GradedShape> parse_graded_shapes(const std::string& text) {
+  std::vector<GradedShape> out;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto colon = item.find(':');
+    const auto digits = [](const std::string& s) {
+      return !s.empty() && s.size() <= 6 &&
+             std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    };
+    if (colon == std::string::npos || !digits(item.substr(0, colon)) || !digits(item.substr(colon + 1))) {
+      throw std::invalid_argument(fmt::format("'{}' is not MASK:WIDTH (e.g. 5:2048)", item));
+    }
+    out.push_back({std::stoi(item.substr(0, colon)), std::stoi(item.substr(colon + 1))});
+  }
+  return out;
+}
+
 std::vector<ComputeCapability> real_architectures(const std::string& cmake_list) {
   std::vector<ComputeCapability> out;
   std::istringstream in(cmake_list);

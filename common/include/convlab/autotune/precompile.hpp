@@ -33,6 +33,26 @@ using ComputeCapability = std::pair<int, int>;
 std::vector<KernelVariant> launcher_jit_instantiations(const std::vector<int>& widths,
                                                        const std::vector<int>& unwritten_steps);
 
+/// A conv2d case as lab 07's launcher sees it: the mask width and the image width (the vector
+/// path needs width % VW == 0; the harness's buffers are always aligned for it).
+struct GradedShape {
+  int mask_width = 0;
+  int width = 0;
+};
+
+/// Exactly the instantiations a launcher reading no tuning file (the grader's sandbox shows it
+/// none) compiles at run time when it runs every variant on `shapes`: for each shape's mask
+/// width, each role's configuration (register_tiling.cu: run(a, step, role)), with vector loads
+/// when that shape's width allows them and without when it does not; less those compiled into
+/// the launcher and those whose steps are unwritten. A subset of launcher_jit_instantiations():
+/// a case set whose images are all odd-width needs no vector instantiation, say. Widths lab 07
+/// does not take are passed over (those cases fail in the lab, compiling nothing).
+std::vector<KernelVariant> graded_instantiations(const std::vector<GradedShape>& shapes,
+                                                 const std::vector<int>& unwritten_steps);
+
+/// "5:2048,3:263" -> two shapes (mask width:image width). @throws std::invalid_argument naming the bad item
+std::vector<GradedShape> parse_graded_shapes(const std::string& text);
+
 /// The real targets of a CMAKE_CUDA_ARCHITECTURES list: "80-real;86-real;90" -> (8,0) (8,6)
 /// (9,0); "90a" -> (9,0). Names that are no target ("native", "all", "all-major") give none.
 /// @throws std::invalid_argument for an item that is neither.
