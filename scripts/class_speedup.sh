@@ -1,46 +1,70 @@
 #!/usr/bin/env bash
-# Serial against pipelined `grader batch` on one class (a GPU machine): builds the class with
-# scripts/make_class.sh, grades it both ways with the same options, and prints both wall times,
-# seconds per submission, the speed-up, and every student whose points differ (correctness
-# must be equal; speed points may move with timing noise, and are listed when they do).
+# One class graded as a pipeline on one GPU and on two (a GPU machine with two GPUs): builds the
+# class with scripts/make_class.sh and the lab harness once (`grader harness`, which both runs
+# link), grades the class with `grader batch --gpus 0` and `--gpus 0,1` (fresh build folders:
+# each run compiles the class itself), and prints for each run its wall time, the lower bound
+# max(build core-seconds / cores, GPU-seconds / GPUs) from the core-seconds and GPU busy time the
+# grader measured (its --schedule JSON), wall over bound (the wall time as this script measured
+# it, the grader's start-up included; the grader's own beside it), when the first student
+# reached a GPU,
+# then the speed-up of two GPUs over one and every student whose points differ between the runs
+# (correctness must be equal but for a lab with a data race; speed points may move with timing
+# noise, and are listed when they do).
 #
-#   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize --gpus 0]
+#   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize]
 #
-# --distinct makes every student's source files distinct (make_class.sh), as in a real class.
-#
-# Needs the GPU build (build/bin/grader and build/bin/solutionNN): cmake --build --preset gpu
+# --distinct makes every student's source files distinct (make_class.sh): no lab is shared
+# between students. GPUS (default 0,1) names the GPUs of the second run. Needs the GPU build
+# (build/bin/grader and build/bin/solutionNN: cmake --build --preset gpu) and python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: scripts/class_speedup.sh OUT_DIR [N] [grader options...]}
+out=${1:?usage: scripts/class_speedup.sh OUT_DIR [N] [--distinct] [grader options...]}
 n=${2:-20}
 shift $(( $# >= 2 ? 2 : 1 ))
 distinct=()
 if [[ "${1:-}" == --distinct ]]; then distinct=(--distinct); shift; fi
+gpus=${GPUS:-0,1}
 grader=${CONVLAB_GRADER:-$root/build/bin/grader}
 [[ -x "$grader" ]] || { echo "class_speedup.sh: build the GPU preset first ($grader is missing)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "class_speedup.sh: python3 reads the grader's JSON; install it" >&2; exit 2; }
 mkdir -p "$out"
 [[ -d "$out/class" ]] || "$root/scripts/make_class.sh" "$out/class" "$n" "${distinct[@]}"
 
-timed() {  # NAME ARGS...: runs the grader, prints the wall time in seconds
+# The harness once, as a Slurm job does, outside both timed runs (what it cost is printed too).
+"$grader" harness --out "$out/harness" --quiet > "$out/harness.json"
+
+timed() {  # NAME ARGS...: one batch in a fresh build folder; prints its wall time in seconds
   local name=$1 start end
   shift
+  rm -rf "$out/$name.build"
   start=$(date +%s.%N)
-  "$grader" batch "$out/class" --quiet --csv "$out/$name.csv" --json "$out/$name.json" "$@" \
+  "$grader" batch "$out/class" --quiet --harness "$out/harness" --build-dir "$out/$name.build" \
+    --csv "$out/$name.csv" --json "$out/$name.json" --schedule "$out/$name.schedule.json" "$@" \
     > "$out/$name.txt" 2> "$out/$name.log" || true
   end=$(date +%s.%N)
+  [[ -s "$out/$name.schedule.json" ]] || { echo "class_speedup.sh: the $name run wrote no schedule; see $out/$name.log" >&2; exit 1; }
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }'
 }
-serial_s=$(timed serial --serial --gpus 0 "$@")
-pipelined_s=$(timed pipelined --schedule "$out/schedule.json" "$@")
-students=$(( $(wc -l < "$out/serial.csv") - 1 ))
-awk -v n="$students" -v s="$serial_s" -v p="$pipelined_s" 'BEGIN {
-  printf "submissions: %d\nserial:    %.1f s (%.2f s per submission)\npipelined: %.1f s (%.2f s per submission)\nspeed-up:  %.2fx\n",
-         n, s, s / n, p, p / n, s / p }'
-command -v python3 >/dev/null || { echo "(no python3: compare $out/serial.csv and $out/pipelined.csv by hand)"; exit 0; }
-# Per student: the score and, per lab, the correctness points (column 3 of each lab's six).
-python3 - "$out/serial.csv" "$out/pipelined.csv" <<'PY'
-import csv, sys
-a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+one_s=$(timed one-gpu --gpus 0 "$@")
+two_s=$(timed two-gpus --gpus "$gpus" "$@")
+
+python3 - "$out" "$one_s" "$two_s" <<'PY'
+import csv, json, sys
+out, one_s, two_s = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+harness = json.load(open(f"{out}/harness.json"))
+print(f"harness (built once, before both runs): {harness['seconds']:.1f} s, {harness['core_s']:.0f} core-s")
+print(f"{'run':<9} {'wall':>8} {'(grader)':>8} {'bound':>8} {'wall/bound':>10} {'first on GPU':>12} "
+      f"{'build core-s':>12} {'cores':>5} {'GPU-s':>8} {'GPUs':>4} {'compiles':>8} {'shared':>6}")
+runs = {}
+for name, wall in (("one-gpu", one_s), ("two-gpus", two_s)):
+    m = json.load(open(f"{out}/{name}.schedule.json"))["measured"]
+    runs[name] = m
+    print(f"{name:<9} {wall:>7.1f}s {m['wall_s']:>7.1f}s {m['bound_s']:>7.1f}s {wall / m['bound_s']:>10.2f} "
+          f"{m['first_on_gpu_s']:>11.1f}s {m['build_core_s']:>12.0f} {m['cores']:>5} {m['gpu_s']:>8.1f} {m['gpus']:>4} "
+          f"{m['compiles']:>8} {m['shared']:>6}")
+print(f"two GPUs over one: {one_s / two_s:.2f}x (wall times as this script measured them, the grader's start-up included)")
+
+a, b = (list(csv.DictReader(open(f"{out}/{name}.csv"))) for name in ("one-gpu", "two-gpus"))
 bad = 0
 for ra, rb in zip(a, b):
     assert ra["student"] == rb["student"], (ra["student"], rb["student"])
@@ -50,6 +74,7 @@ for ra, rb in zip(a, b):
         print("CORRECTNESS DIFFERS:", ra["student"], {k: (ra[k], rb[k]) for k in corr if ra[k] != rb[k]})
     elif ra["score"] != rb["score"]:
         print("speed points moved:", ra["student"], ra["score"], "->", rb["score"])
-print("same correctness points for every student" if bad == 0 else f"{bad} students differ in correctness")
+print(f"{len(a)} students; " +
+      ("the same correctness points for every student" if bad == 0 else f"{bad} students differ in correctness"))
 sys.exit(1 if bad else 0)
 PY

@@ -5,12 +5,19 @@
 #include <algorithm>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "convlab/atomic_file.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/json_file.hpp"
+#include "convlab/limits.hpp"
 #include "system/subprocess.hpp"
 #include "system/tool_paths.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using nlohmann::json;
 
 int compile_jobs(int jobs) {
   return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -26,8 +33,10 @@ std::vector<std::string> grader_configure_command(const fs::path& source_dir, co
                                    "-DCMAKE_CXX_COMPILER_LAUNCHER=", "-DCMAKE_CUDA_COMPILER_LAUNCHER=",
                                    "-DCMAKE_CUDA_ARCHITECTURES=" + cuda_architectures,
                                    // Lab 07's run-time compilations happen in the build, on its
-                                   // cores, not in its runs on a GPU (precompile.hpp).
-                                   "-DCONVLAB_LAB07_PRECOMPILE=ON"};
+                                   // cores, not in its runs on a GPU (precompile.hpp), but the
+                                   // grader runs lab07_precompile itself, beside the lab's
+                                   // compile and for the graded cases only (build/lab_compile.hpp).
+                                   "-DCONVLAB_LAB07_PRECOMPILE=OFF"};
   if (!fs::exists(build_dir / "CMakeCache.txt")) {  // a generator and compiler are chosen once per folder
     if (find_tool("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
     if (const auto nvcc = cuda_compiler()) argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc->string());
@@ -35,38 +44,87 @@ std::vector<std::string> grader_configure_command(const fs::path& source_dir, co
   return argv;
 }
 
-HarnessBuild::HarnessBuild(HarnessSettings settings) : settings_(std::move(settings)) {}
+bool build_harness_with_cmake(const HarnessSettings& settings, double* core_s, std::string* error) {
+  const fs::path build = settings.build_dir;
+  fs::create_directories(build);
+  if (settings.progress) settings.progress(fmt::format("configuring the lab harness's build in {}", build.string()));
+  const ProcessResult conf = run_process(grader_configure_command(settings.source_dir, build, settings.cuda_architectures), 600s);
+  *core_s += conf.cpu_seconds;
+  if (conf.exit_code != 0) {
+    *error = fmt::format("cmake could not configure the lab harness's build ({}):\n{}", conf.describe(),
+                         last_lines(conf.output, 15));
+    return false;
+  }
+  const int jobs = compile_jobs(settings.jobs);
+  if (settings.progress) {
+    settings.progress(fmt::format("building the lab harness once for every submission, on {} cores", jobs));
+  }
+  // What cmake/ConvlabHarnessExport.cmake exports and a lab links or runs.
+  std::vector<std::string> argv = {cmake_program().string(), "--build", build.string(), "--target",
+                                   "convlab_runner", "convlab_autotune", "lab07_precompile"};
+  for (const std::string& lab : settings.labs) argv.push_back("convlab_lab_main" + lab);
+  argv.insert(argv.end(), {"-j", std::to_string(jobs)});
+  const ProcessResult harness = run_process(argv, 1800s);
+  *core_s += harness.cpu_seconds;
+  if (harness.exit_code != 0) {
+    *error = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(), last_lines(harness.output, 15));
+    return false;
+  }
+  return true;
+}
+
+HarnessBuild::HarnessBuild(HarnessSettings settings, HarnessBuilder build)
+    : settings_(std::move(settings)), build_(std::move(build)) {}
+
+std::shared_ptr<HarnessBuild> HarnessBuild::prebuilt(fs::path dir, std::string cuda_architectures) {
+  HarnessSettings s;
+  s.build_dir = std::move(dir);
+  s.cuda_architectures = std::move(cuda_architectures);
+  return std::make_shared<HarnessBuild>(std::move(s), HarnessBuilder{});
+}
+
+std::string prebuilt_harness_problem(const fs::path& dir, const std::string& architectures) {
+  const fs::path stamp = dir / kHarnessStamp;
+  std::string built_for;
+  try {
+    const json j = parse_json(convlab::read_file(stamp, kMaxTextFileBytes), stamp.string());
+    built_for = j.at("cuda_architectures").get<std::string>();
+  } catch (const std::exception& e) {
+    return fmt::format("--harness {}: no harness built by `grader harness` there ({})", dir.string(), e.what());
+  }
+  if (!fs::is_regular_file(dir / "convlab-harness-targets.cmake")) {
+    return fmt::format("--harness {}: its convlab-harness-targets.cmake is missing", dir.string());
+  }
+  if (built_for != architectures) {
+    return fmt::format("--harness {} was built for CUDA architectures {}, and the labs here are built for {}: build "
+                       "one for this GPU with `grader harness --out DIR`",
+                       dir.string(), built_for, architectures);
+  }
+  return "";
+}
 
 bool HarnessBuild::ensure_built(std::string* error) {
   std::call_once(once_, [this] {
-    const fs::path build = settings_.build_dir;
-    fs::create_directories(build);
-    if (settings_.progress) settings_.progress(fmt::format("configuring the lab harness's build in {}", build.string()));
-    const ProcessResult conf =
-        run_process(grader_configure_command(settings_.source_dir, build, settings_.cuda_architectures), 600s);
-    if (conf.exit_code != 0) {
-      error_ = fmt::format("cmake could not configure the lab harness's build ({}):\n{}", conf.describe(),
-                           last_lines(conf.output, 15));
+    if (!build_) {  // prebuilt: checked, never built
+      error_ = prebuilt_harness_problem(settings_.build_dir, settings_.cuda_architectures);
+      built_ = error_.empty();
       return;
     }
-    const int jobs = compile_jobs(settings_.jobs);
-    if (settings_.progress) {
-      settings_.progress(fmt::format("building the lab harness once for every submission, on {} cores", jobs));
-    }
-    // What cmake/ConvlabHarnessExport.cmake exports and a lab links or runs.
-    std::vector<std::string> argv = {cmake_program().string(), "--build", build.string(), "--target",
-                                     "convlab_runner", "convlab_autotune", "lab07_precompile"};
-    for (const std::string& lab : settings_.labs) argv.push_back("convlab_lab_main" + lab);
-    argv.insert(argv.end(), {"-j", std::to_string(jobs)});
-    const ProcessResult harness = run_process(argv, 1800s);
-    if (harness.exit_code != 0) {
-      error_ = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(), last_lines(harness.output, 15));
-      return;
-    }
-    built_ = true;
+    double spent = 0;
+    built_ = build_(settings_, &spent, &error_);
+    core_s_ = spent;
+    if (!built_) return;
+    // The stamp last: a folder whose build stopped half-way is no harness for `--harness`.
+    const json stamp = {{"format", "convlab-harness"},
+                        {"version", 1},
+                        {"cuda_architectures", settings_.cuda_architectures},
+                        {"labs", settings_.labs}};
+    write_file_atomically(settings_.build_dir / kHarnessStamp, stamp.dump(2) + "\n");
   });
   if (!built_) *error = error_;
   return built_;
 }
+
+double HarnessBuild::core_s() const { return core_s_; }
 
 }  // namespace convlab::grader

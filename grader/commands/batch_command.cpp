@@ -10,7 +10,6 @@
 
 #include "reports/batch_report.hpp"
 #include "commands/commands.hpp"
-#include "commands/grade_command.hpp"
 #include "convlab/contained_paths.hpp"
 #include "reports/grade_report.hpp"
 #include "reports/report_files.hpp"
@@ -66,7 +65,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
     std::fflush(stdout);
     bool written = write_report_file(o->json, batch_json(students, session->run_info()).dump(2) + "\n", "JSON report");
     written &= write_report_file(o->csv, batch_csv(students, session->labs()), "CSV");
-    written &= write_report_file(o->schedule, schedule_json(outcome.schedule).dump(2) + "\n", "schedule");
+    written &= write_report_file(o->schedule, schedule_json(outcome).dump(2) + "\n", "schedule");
     exit_code = finished_exit_code(students, written);
   });
 }

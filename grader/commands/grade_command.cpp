@@ -1,12 +1,11 @@
 // grader grade: grade labs/ (the default), solutions/ (--solutions) or a student's folder
 // (--submission DIR) on the public, a private or a fresh random case set; print a table,
 // and write the JSON report and Gradescope's results.json on request. The options it shares with
-// `grader batch` (grade_command.hpp) are parsed here too.
-#include "commands/grade_command.hpp"
+// `grader batch` (commands.hpp) are parsed here too.
+#include "commands/commands.hpp"
 
 #include <fmt/format.h>
 
-#include "commands/commands.hpp"
 #include "convlab/contained_paths.hpp"
 #include "reports/grade_report.hpp"
 #include "reports/report_files.hpp"
@@ -33,10 +32,13 @@ void add_common_grade_options(CLI::App* cmd, GradeOptions& o) {
   cmd->add_flag("--profile", o.profile, "also measure Nsight Compute counters on the performance case (slow)");
   cmd->add_option("--json", o.json, "write the report as JSON to FILE (atomically)");
   cmd->add_option("--build-dir", o.build_dir,
-                  "build submissions in DIR and keep it (reused: the harness in DIR/harness is built once, and "
-                  "unchanged labs are not recompiled)");
-  cmd->add_option("--jobs,-j", o.jobs, "parallel compile jobs when building a submission; batch: submissions built at once, each by "
-                  "its own worker sharing the cores (default: one per 2 cores)")
+                  "build submissions in DIR and keep it (reused: the harness in DIR/harness is built once, and a lab "
+                  "whose files are byte-identical to one compiled before is copied from DIR/store, not compiled)");
+  cmd->add_option("--harness", o.harness,
+                  "link the labs against the harness that `grader harness --out DIR` built (a Slurm job's, or one "
+                  "built once before timing a class) instead of building one");
+  cmd->add_option("--jobs,-j", o.jobs, "cores for compiling the labs (default: every core); batch: shared by every "
+                  "student's labs, the first students' first")
       ->check(CLI::Range(0, 1024));
   cmd->add_flag("--quiet,-q", o.quiet, "no progress lines");
   cmd->add_flag("--keep-work", o.keep_work, "keep the temporary folder (staged cases, outputs) for inspection");

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   add_batch_command(app, exit_code);
   add_merge_command(app, exit_code);
   add_slurm_command(app, exit_code);
+  add_harness_command(app, exit_code);
   add_tables_command(app, exit_code);
   add_analyze_command(app, exit_code);
   add_datagen_command(app, exit_code);

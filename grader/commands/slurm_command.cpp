@@ -1,8 +1,10 @@
-// grader slurm DIR --out OUT: grade a class on a Slurm cluster. Writes the roster, a job array
-// (one task per submission, one GPU each through --gres=gpu:1, at most --throttle at once)
-// whose tasks run `grader grade --submission` and write one report per student, and a merge
-// job that runs `grader merge` once every task has ended (--dependency=afterany), then submits
-// both with sbatch. --dry-run prints the scripts and submits nothing. The cluster set-up is in
+// grader slurm DIR --out OUT: grade a class on a Slurm cluster. Writes the roster, a harness job
+// (`grader harness`: what every lab links, built once for the whole class), a job array (one
+// task per submission, one GPU each through --gres=gpu:1, at most --throttle at once) whose
+// tasks start once the harness is built (--dependency=afterok) and run `grader grade
+// --submission --harness` against it, each writing one report per student, and a merge job that
+// runs `grader merge` once every task has ended (--dependency=afterany), then submits the three
+// with sbatch. --dry-run prints the scripts and submits nothing. The cluster set-up is in
 // grader/README.md.
 #include <unistd.h>
 
@@ -124,12 +126,17 @@ int run(SlurmOptions& o) {
   if (o.no_sandbox) job.grade_options.push_back("--no-sandbox");
   if (o.profile) job.grade_options.push_back("--profile");
 
+  const std::string harness = harness_script(job);
   const std::string array = array_script(roster, job);
   const std::string merge = merge_script(job);
-  const fs::path array_file = job.out_dir / "grade-array.sbatch", merge_file = job.out_dir / "merge.sbatch";
+  const fs::path harness_file = job.out_dir / "harness.sbatch", array_file = job.out_dir / "grade-array.sbatch",
+                 merge_file = job.out_dir / "merge.sbatch";
   if (o.dry_run) {
-    fmt::print("# {}\n{}\n# {}\n{}\n# then: sbatch --parsable {}  and  sbatch --parsable --dependency=afterany:JOBID {}\n",
-               array_file.string(), array, merge_file.string(), merge, array_file.string(), merge_file.string());
+    fmt::print("# {}\n{}\n# {}\n{}\n# {}\n{}\n# then: sbatch --parsable {}, sbatch --parsable "
+               "--dependency=afterok:HARNESS_JOB --kill-on-invalid-dep=yes {} and sbatch --parsable "
+               "--dependency=afterany:ARRAY_JOB {}\n",
+               harness_file.string(), harness, array_file.string(), array, merge_file.string(), merge,
+               harness_file.string(), array_file.string(), merge_file.string());
     return kGraded;
   }
   const std::optional<fs::path> sbatch = find_in_path("sbatch");
@@ -141,6 +148,7 @@ int run(SlurmOptions& o) {
   try {
     for (const char* sub : {"results", "logs", "gradescope"}) fs::create_directories(job.out_dir / sub);
     write_file_atomically(job.out_dir / "roster.json", roster_json(roster).dump(2) + "\n");
+    write_file_atomically(harness_file, harness);
     write_file_atomically(array_file, array);
     write_file_atomically(merge_file, merge);
   } catch (const std::exception& e) {
@@ -148,9 +156,17 @@ int run(SlurmOptions& o) {
     return kUsageError;
   }
   std::string error;
-  const auto array_id = submit(*sbatch, {array_file.string()}, &error);
+  const auto harness_id = submit(*sbatch, {harness_file.string()}, &error);
+  if (!harness_id) {
+    fmt::print(stderr, "grader: cannot submit the harness job: {}\n", error);
+    return kCouldNotGrade;
+  }
+  // The tasks wait for the harness; if its build fails they never start (their dependency can
+  // no longer be met), and the merge says so for every student.
+  const auto array_id =
+      submit(*sbatch, {"--dependency=afterok:" + *harness_id, "--kill-on-invalid-dep=yes", array_file.string()}, &error);
   if (!array_id) {
-    fmt::print(stderr, "grader: cannot submit the job array: {}\n", error);
+    fmt::print(stderr, "grader: the harness job {} is submitted, but the job array is not: {}\n", *harness_id, error);
     return kCouldNotGrade;
   }
   const auto merge_id = submit(*sbatch, {"--dependency=afterany:" + *array_id, merge_file.string()}, &error);
@@ -160,13 +176,13 @@ int run(SlurmOptions& o) {
                *array_id, error, job.grader.string(), job.out_dir.string(), job.out_dir.string());
     return kCouldNotGrade;
   }
-  // Structured, for scripts: the two job ids.
-  fmt::print("{{\"array_job\": \"{}\", \"merge_job\": \"{}\", \"tasks\": {}, \"out\": \"{}\"}}\n", *array_id, *merge_id,
-             roster.submissions.size(), job.out_dir.string());
+  // Structured, for scripts: the job ids.
+  fmt::print("{{\"harness_job\": \"{}\", \"array_job\": \"{}\", \"merge_job\": \"{}\", \"tasks\": {}, \"out\": \"{}\"}}\n",
+             *harness_id, *array_id, *merge_id, roster.submissions.size(), job.out_dir.string());
   fmt::print(stderr,
-             "grader: submitted {} grading tasks (job {}, at most {} at once) and the merge (job {}); the class "
-             "reports will be {}/class.csv and class.json\n",
-             roster.submissions.size(), *array_id, job.throttle, *merge_id, job.out_dir.string());
+             "grader: submitted the harness's build (job {}), {} grading tasks after it (job {}, at most {} at once) "
+             "and the merge (job {}); the class reports will be {}/class.csv and class.json\n",
+             *harness_id, roster.submissions.size(), *array_id, job.throttle, *merge_id, job.out_dir.string());
   return kGraded;
 }
 
@@ -193,8 +209,13 @@ void add_slurm_command(CLI::App& app, int& exit_code) {
       ->check(sbatch_value("a partition name (letters, digits, ._-, commas)", R"([A-Za-z0-9._,-]{1,128})"));
   cmd->add_option("--throttle", o->job.throttle, "at most this many tasks at once (default 8)")->check(CLI::Range(1, 100000));
   cmd->add_option("--time", o->job.time_minutes, "minutes one task may take (default 60)")->check(CLI::Range(1, 100000));
-  cmd->add_option("--cpus-per-task", o->job.cpus_per_task, "cores per task, for building the submission (default 8)")
+  cmd->add_option("--cpus-per-task", o->job.cpus_per_task,
+                  "cores per task, for building the submission, and for the harness job (default 8)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--cuda-arch", o->job.cuda_arch,
+                  "the GPUs' architecture, e.g. 90: the harness job then builds without a GPU (default: on one of the "
+                  "partition's GPUs, for its architecture)")
+      ->check(sbatch_value("a CUDA architecture such as 90", R"([0-9]{2,3})"));
   cmd->add_option("--mem", o->job.mem, "memory per task, e.g. 16G (default: the cluster's)")
       ->check(sbatch_value("a size such as 16G or 16000M", R"([0-9]{1,9}[KMGT]?)"));
   cmd->add_option("--sbatch-option", o->job.sbatch_options, "an extra #SBATCH line for both jobs, e.g. --account=cs149")

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
 #include "session/grade_result.hpp"
 #include "session/gpu_environment.hpp"
 

@@ -95,16 +95,33 @@ json batch_json(const std::vector<SubmissionResult>& students, const RunInfo& ru
             {"could_not_grade", could_not}}}};
 }
 
-json schedule_json(const std::vector<ScheduleRecord>& schedule) {
+json schedule_json(const ClassOutcome& outcome) {
   json list = json::array();
-  for (const ScheduleRecord& r : schedule) {
-    list.push_back({{"submission", r.submission}, {"build_worker", r.build_worker}, {"build_start_s", r.build_start_s},
-                    {"build_end_s", r.build_end_s}, {"gpu", r.gpu}, {"gpu_worker", r.gpu_worker},
-                    {"gpu_start_s", r.gpu_start_s}, {"gpu_end_s", r.gpu_end_s},
-                    {"checks_s", r.phases.checks_s}, {"timing_s", r.phases.timing_s},
-                    {"waited_s", r.phases.waited_s}});
+  for (const ScheduleRecord& r : outcome.schedule) {
+    json labs = json::array();
+    for (const LabBuild& b : r.labs) {
+      labs.push_back({{"lab", b.lab}, {"start_s", b.start_s}, {"end_s", b.end_s}, {"cores", b.cores},
+                      {"core_s", b.core_s}, {"compiled", b.compiled}, {"shared_from", b.shared_from}});
+    }
+    list.push_back({{"submission", r.submission}, {"build_start_s", r.build_start_s}, {"build_end_s", r.build_end_s},
+                    {"build_core_s", r.build_core_s}, {"labs", labs}, {"gpu", r.gpu}, {"gpu_worker", r.gpu_worker},
+                    {"gpu_start_s", r.gpu_start_s}, {"gpu_end_s", r.gpu_end_s}, {"checks_s", r.phases.checks_s},
+                    {"timing_s", r.phases.timing_s}, {"waited_s", r.phases.waited_s}});
   }
-  return {{"format", "convlab-schedule"}, {"version", 2}, {"submissions", list}};
+  const ClassCost& c = outcome.cost;
+  const json measured = {{"cores", c.cores},
+                         {"gpus", c.gpu_busy_s.size()},
+                         {"wall_s", c.wall_s},
+                         {"build_core_s", c.build_core_s},
+                         {"harness_core_s", c.harness_core_s},
+                         {"setup_core_s", c.setup_core_s},
+                         {"gpu_busy_s", c.gpu_busy_s},
+                         {"gpu_s", c.gpu_s()},
+                         {"bound_s", c.bound_s()},
+                         {"first_on_gpu_s", c.first_on_gpu_s},
+                         {"compiles", c.compiles},
+                         {"shared", c.shared}};
+  return {{"format", "convlab-schedule"}, {"version", kScheduleJsonVersion}, {"measured", measured}, {"submissions", list}};
 }
 
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,

@@ -28,12 +28,19 @@ nlohmann::json batch_json(const std::vector<SubmissionResult>& students, const R
 std::string batch_summary(const std::vector<SubmissionResult>& students, const std::vector<LabInfo>& labs,
                           const RunInfo& run);
 
-/// {"format": "convlab-schedule", "version": 2, "submissions": [{"submission", "build_worker",
-/// "build_start_s", "build_end_s", "gpu", "gpu_worker", "gpu_start_s", "gpu_end_s", "checks_s",
-/// "timing_s", "waited_s"}]}: where and when each submission of a batch was built and graded
-/// (seconds since the batch started), and how its time on the GPU went: its labs' checks in a
-/// shared turn, their timing in a turn alone, and the wait for those turns.
-nlohmann::json schedule_json(const std::vector<ScheduleRecord>& schedule);
+/// Version of the schedule written by schedule_json().
+inline constexpr int kScheduleJsonVersion = 3;
+
+/// {"format": "convlab-schedule", "version": 3, "measured": {...}, "submissions": [...]}: what the
+/// run cost and where and when each submission was built and graded (seconds since the batch
+/// started). "measured": cores, gpus, wall_s, build_core_s (harness_core_s, setup_core_s of it),
+/// gpu_busy_s (per GPU), gpu_s, bound_s = max(build_core_s / cores, gpu_s / gpus),
+/// first_on_gpu_s, compiles, shared (labs copied from an identical student's compile). Each
+/// submission: build_start_s, build_end_s, build_core_s, "labs": [{"lab", "start_s", "end_s",
+/// "cores", "core_s", "compiled", "shared_from"}], gpu, gpu_worker, gpu_start_s, gpu_end_s and
+/// its time on the GPU: checks_s in a shared turn, timing_s in a turn alone, waited_s for them.
+/// scripts/class_speedup.sh reads these fields.
+nlohmann::json schedule_json(const ClassOutcome& outcome);
 
 /// "graded", "partly graded" (something could not be graded) or "could not grade".
 std::string student_status(const SubmissionResult& s);

@@ -64,17 +64,40 @@ std::string common_header(const SlurmJob& job) {
 
 }  // namespace
 
+std::string harness_script(const SlurmJob& job) {
+  // Without --cuda-arch it runs on one of the partition's GPUs, to build for the architecture
+  // the tasks will have (a partition of one kind of GPU).
+  const bool on_gpu = job.cuda_arch.empty();
+  return fmt::format(
+      "#!/bin/bash\n"
+      "# convlab: the lab harness, built once for every grading task of the class (written by `grader slurm`).\n"
+      "#SBATCH --job-name=convlab-harness\n"
+      "{gres}"
+      "#SBATCH --cpus-per-task={cpus}\n"
+      "#SBATCH --time={time}\n"
+      "{mem}"
+      "#SBATCH --output={logs}/harness-%j.out\n"
+      "{header}"
+      "set -u\n"
+      "exec {grader} harness --out {out} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" --quiet{arch}\n",
+      fmt::arg("gres", on_gpu ? "#SBATCH --gres=gpu:1\n" : ""), fmt::arg("cpus", job.cpus_per_task),
+      fmt::arg("time", job.time_minutes), fmt::arg("mem", job.mem.empty() ? "" : fmt::format("#SBATCH --mem={}\n", job.mem)),
+      fmt::arg("logs", (job.out_dir / "logs").string()), fmt::arg("header", common_header(job)),
+      fmt::arg("grader", shell_quote(job.grader.string())), fmt::arg("out", shell_quote(job.harness_dir().string())),
+      fmt::arg("arch", on_gpu ? std::string() : " --cuda-arch " + shell_quote(job.cuda_arch)));
+}
+
 std::string array_script(const Roster& roster, const SlurmJob& job) {
   const fs::path results = job.out_dir / "results";
   std::string names;
   for (const RosterEntry& e : roster.submissions) names += "  " + shell_quote(e.folder) + "\n";
-  std::string grade_options;
+  std::string grade_options = " --harness " + shell_quote(job.harness_dir().string());
   for (const std::string& o : job.grade_options) grade_options += " " + shell_quote(o);
   if (!job.labs.empty()) grade_options += " --labs " + shell_quote(job.labs);
   return fmt::format(
       "#!/bin/bash\n"
-      "# convlab: grade one submission per task of this job array, on one GPU each\n"
-      "# (written by `grader slurm`; the roster is {roster}).\n"
+      "# convlab: grade one submission per task of this job array, on one GPU each, against the\n"
+      "# harness the harness job built (written by `grader slurm`; the roster is {roster}).\n"
       "#SBATCH --job-name=convlab-grade\n"
       "#SBATCH --array=0-{last}%{throttle}\n"
       "#SBATCH --gres=gpu:1\n"

@@ -1,8 +1,9 @@
 // The files `grader slurm` writes for a class graded on a Slurm cluster: the roster (JSON: the
-// students, in the order of the job array's task ids), the job array's batch script (task i
-// runs `grader grade --submission` on the roster's i-th student, on one GPU, and writes
-// NAME.json and NAME.gradescope.json) and the merge job's script (`grader merge`, run after
-// every task has ended, however it ended: --dependency=afterany).
+// students, in the order of the job array's task ids), the harness job's script (`grader
+// harness`: what every lab links, built once for all the tasks), the job array's batch script
+// (task i runs `grader grade --submission --harness` on the roster's i-th student, on one GPU,
+// once the harness is built, and writes NAME.json and NAME.gradescope.json) and the merge job's
+// script (`grader merge`, run after every task has ended, however it ended: --dependency=afterany).
 //
 // Students' folder names reach the scripts only inside single quotes (shell_quote), so a name
 // like `$(rm -rf ~)` is a name, not a command.
@@ -48,7 +49,15 @@ struct SlurmJob {
   std::vector<std::string> sbatch_options;  ///< extra #SBATCH lines, e.g. --account=cs149
   std::vector<std::string> grade_options;   ///< passed to every `grader grade`
   std::string labs;                  ///< --labs for grade and merge
+  /// The harness job builds for this GPU architecture (e.g. "90") without a GPU of its own;
+  /// empty: on one GPU of the partition, for the architecture the tasks' GPUs have.
+  std::string cuda_arch;
+  /// Where the harness job builds the harness that every task links: OUT/harness.
+  [[nodiscard]] std::filesystem::path harness_dir() const { return out_dir / "harness"; }
 };
+
+/// The harness job's script: `grader harness --out OUT/harness`, once, before any task.
+std::string harness_script(const SlurmJob& job);
 
 /// The job array's script.
 std::string array_script(const Roster& roster, const SlurmJob& job);

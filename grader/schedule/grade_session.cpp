@@ -10,6 +10,7 @@
 #include <ctime>
 #include <functional>
 #include <mutex>
+#include <set>
 
 #include "convlab/atomic_file.hpp"
 #include "convlab/contained_paths.hpp"
@@ -45,6 +46,7 @@ std::vector<std::string> describe_options(const GradeOptions& o) {
   if (o.profile) out.push_back("--profile");
   if (o.no_sandbox) out.push_back("--no-sandbox");
   if (o.no_host_code_check) out.push_back("--no-host-code-check");
+  if (!o.harness.empty()) out.push_back("--harness " + o.harness);
   return out;
 }
 
@@ -213,6 +215,13 @@ SessionStart open_grade_session(const GradeOptions& o) {
   start.error = check_machine(o, device, settings, start.warnings);
   if (start.error) return start;
   s->cuda_architectures_ = fmt::format("{}{}", device.cc_major, device.cc_minor);
+  if (!o.harness.empty()) {
+    if (const std::string problem = prebuilt_harness_problem(fs::absolute(o.harness), s->cuda_architectures_);
+        !problem.empty()) {
+      start.error = SessionError{kUsageError, fmt::format("grader: error: {}", problem)};
+      return start;
+    }
+  }
   if (!o.quiet) settings.progress = [](const std::string& line) {
     fmt::print(stderr, "  {}\n", line);
     std::fflush(stderr);
@@ -287,47 +296,74 @@ fs::path GradeSession::build_root() const {
   return options_.build_dir.empty() ? work_root_ / "build" : fs::absolute(options_.build_dir);
 }
 
-std::shared_ptr<HarnessBuild> GradeSession::harness_build(int jobs) {
-  if (!harness_) {
+std::string GradeSession::lab07_shapes() const {
+  std::set<std::pair<int, int>> shapes;
+  for (const GradingCase* c : env_->cases().of_problem(Problem::conv2d)) {
+    shapes.insert({c->info.conv2d.mask_width, c->info.conv2d.width});
+  }
+  const Conv2dShape& perf = env_->rubric().conv2d_case;
+  shapes.insert({perf.mask_width, perf.width});
+  std::string out;
+  for (const auto& [k, w] : shapes) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", k, w);
+  return out;
+}
+
+LabJobs& GradeSession::lab_jobs() {
+  if (jobs_) return *jobs_;
+  const int cores = compile_jobs(options_.jobs);
+  if (!options_.harness.empty()) {
+    harness_ = HarnessBuild::prebuilt(fs::absolute(options_.harness), cuda_architectures_);
+  } else {
     HarnessSettings h;
     h.source_dir = source_dir();
     h.build_dir = build_root() / "harness";
     h.cuda_architectures = cuda_architectures_;
-    h.jobs = jobs;
+    h.jobs = cores;
     for (const LabInfo& lab : all_labs_) h.labs.push_back(lab.number);
     if (!options_.quiet) h.progress = [this](const std::string& line) { progress(line); };
-    harness_ = std::make_shared<HarnessBuild>(std::move(h));
+    harness_ = std::make_shared<HarnessBuild>(std::move(h), grading_platform().build_harness);
   }
-  return harness_;
-}
-
-BuildSettings GradeSession::build_settings(const fs::path& build_dir, int jobs,
-                                           std::shared_ptr<HarnessBuild> harness) const {
   BuildSettings b;
   b.source_dir = source_dir();
-  b.build_dir = build_dir;
-  b.harness = std::move(harness);
+  b.build_dir = build_root() / "labs";
+  b.harness = harness_;
   b.cuda_architectures = cuda_architectures_;
-  b.jobs = jobs;
   b.sandbox = env_->settings().sandbox;
   b.check_host_code = !options_.no_host_code_check;
-  return b;
+  b.lab07_shapes = lab07_shapes();
+  jobs_ = std::make_unique<LabJobs>(grading_platform().make_builder(b, all_labs_), build_root() / "store", cores, start_);
+  return *jobs_;
 }
 
-SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, GpuPhases* phases,
-                                            double* build_s) {
-  if (!builder_) {
-    BuildSettings b = build_settings(build_root() / "labs", options_.jobs, harness_build(options_.jobs));
-    if (!options_.quiet) b.progress = [this](const std::string& line) { progress(line); };
-    builder_ = grading_platform().make_builder(b, all_labs_);
-  }
+void GradeSession::add_build_costs(ClassOutcome& outcome) {
+  ClassCost& c = outcome.cost;
+  c.cores = lab_jobs().cores();
+  c.harness_core_s = harness_ ? harness_->core_s() : 0;
+  c.setup_core_s = lab_jobs().setup_core_s();
+  c.build_core_s = c.harness_core_s + c.setup_core_s;
+  for (const ScheduleRecord& r : outcome.schedule) c.build_core_s += r.build_core_s;
+}
+
+SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::string& name, ScheduleRecord* record) {
   // Built before the GPU is asked for: a compile holds no GPU turn.
-  const auto start = std::chrono::steady_clock::now();
-  builder_->stage(fs::absolute(folder), labs_);
+  const auto now_s = [this] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); };
+  const double build_start = now_s();
   const fs::path exe_dir = env_->fresh_dir("executables-" + name);
-  const std::vector<LabExecutable> executables = builder_->build_all(labs_, exe_dir);
-  if (build_s) *build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  SubmissionResult r = grade_submission(name, "submission", fs::absolute(folder), labs_, executables, *env_, phases);
+  const std::vector<LabBuild> builds = lab_jobs().build_all(name, fs::absolute(folder), labs_, exe_dir);
+  std::vector<LabExecutable> executables;
+  for (const LabBuild& b : builds) executables.push_back(b.exe);
+  GpuPhases phases;
+  const double gpu_start = now_s();
+  SubmissionResult r = grade_submission(name, "submission", fs::absolute(folder), labs_, executables, *env_, &phases);
+  if (record != nullptr) {
+    record->submission = name;
+    record->build_start_s = build_start;
+    record->build_end_s = record->gpu_start_s = gpu_start;
+    record->gpu_end_s = now_s();
+    record->labs = builds;
+    for (const LabBuild& b : builds) record->build_core_s += b.core_s;
+    record->phases = phases;
+  }
   fs::remove_all(exe_dir);
   return r;
 }
@@ -349,36 +385,41 @@ std::vector<GpuSlot> gpus_of(const GradeOptions& o) {
 ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmission>& submissions) {
   const GpuSlot gpu = gpus_of(options_).front();
   const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", gpu.visible_id}});
-  const auto start = std::chrono::steady_clock::now();
-  auto now_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  start_ = std::chrono::steady_clock::now();
+  auto now_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); };
   ClassOutcome out;
   for (std::size_t i = 0; i < submissions.size(); ++i) {
     const ClassSubmission& s = submissions[i];
     ScheduleRecord rec;
     rec.submission = s.name;
-    rec.build_worker = 0;
     rec.build_start_s = now_s();
     rec.gpu = gpu.index;
     rec.gpu_worker = 0;
     SubmissionResult r;
-    double build_s = 0;
     try {
       if (!s.refused.empty()) throw PathError(s.refused);
-      r = grade_folder(s.folder, s.name, &rec.phases, &build_s);
+      r = grade_folder(s.folder, s.name, &rec);
     } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
       r.name = s.name;
       r.kind = "submission";
       r.path = fs::absolute(s.folder);
       r.could_not_grade.push_back(fmt::format("grading stopped with an error: {}", e.what()));
+      rec.build_end_s = rec.gpu_start_s = rec.gpu_end_s = now_s();
     }
-    rec.build_end_s = rec.gpu_start_s = rec.build_start_s + build_s;
-    rec.gpu_end_s = now_s();
+    if (out.cost.first_on_gpu_s < 0 && r.could_not_grade.empty()) out.cost.first_on_gpu_s = rec.gpu_start_s;
     ClassProgress p{i + 1, submissions.size(), now_s(), s.name, gpu.index, r.score(), r.max_score(),
                     !r.could_not_grade.empty()};
     progress(p.line());
+    for (const LabBuild& b : rec.labs) {
+      out.cost.compiles += b.compiled ? 1 : 0;
+      out.cost.shared += b.shared_from.empty() ? 0 : 1;
+    }
     out.results.push_back(std::move(r));
     out.schedule.push_back(rec);
   }
+  out.cost.wall_s = now_s();
+  out.cost.gpu_busy_s = {env_->gpu_turns().busy_s()};
+  add_build_costs(out);
   return out;
 }
 
@@ -393,30 +434,22 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
   plan.submissions = submissions;
   plan.labs = labs_;
   plan.work_dir = work_root_ / "class";
-  // -j is the number of build workers, sharing the cores. The harness is built once, on every
-  // core, by the first worker to need it (the others wait for it); then each worker configures
-  // its build folder and recompiles only the labs that changed, like --serial. A student's
-  // build waits on lab 07's one long compile, so a worker needs few cores: on an H200 machine
-  // (16 cores, 23 seven-lab submissions whose every file differs) eight two-core workers and six
-  // took 171 s alike (the GPU is then the bound), four four-core workers 268 s on another.
-  // Not one per core: sixteen one-core workers, when each built its own harness, took 320-420 s
-  // before their first student reached the GPU (an H100 machine, 525 s against 486 s serially).
-  constexpr int kCoresPerBuildWorker = 2;
-  const int cores = compile_jobs(0);
-  const int workers = options_.jobs > 0 ? options_.jobs : std::max(1, cores / kCoresPerBuildWorker);
-  plan.build_workers = std::max(1, std::min<int>(workers, static_cast<int>(submissions.size())));
-  // Each worker compiles on its share of the cores. Uncapped (every worker a compile per core),
-  // a class whose every file differs took 352 s against 292 s on one H200 machine (16 cores, 23
-  // submissions, 4 workers): the workers' lab 07 compiles then crowd each other out.
-  const int jobs_per_worker = std::max(1, cores / plan.build_workers);
-  plan.make_build = [this, root = build_root(), harness = harness_build(cores), jobs_per_worker](int worker) -> SubmissionBuild {
-    std::shared_ptr<LabBuilder> builder = grading_platform().make_builder(
-        build_settings(root / fmt::format("worker-{}", worker), jobs_per_worker, harness), all_labs_);
-    return [builder, labs = labs_](const ClassSubmission& s, const fs::path& exe_dir) {
-      if (!s.refused.empty()) throw PathError(s.refused);  // costs this student only
-      builder->stage(fs::absolute(s.folder), labs);
-      return builder->build_all(labs, exe_dir);
-    };
+  start_ = plan.start = std::chrono::steady_clock::now();
+  LabJobs& jobs = lab_jobs();
+  // Every lab of every student is a job on the -j cores, the first students' labs first
+  // (schedule/core_budget.hpp). More threads than cores: a job that waits for an identical
+  // compile, or copies its result, holds no core, and a student's labs all start at once.
+  plan.build_threads = jobs.cores() + static_cast<int>(labs_.size());
+  plan.stage = [this, &jobs](const ClassSubmission& s) {
+    std::vector<StagedLab> staged;
+    for (const LabInfo& lab : labs_) staged.push_back(jobs.stage(fs::absolute(s.folder), lab));
+    std::vector<StagedLab> ordered;
+    for (const std::size_t i : jobs.widest_first(staged)) ordered.push_back(std::move(staged[i]));
+    return ordered;
+  };
+  plan.line_up = [&jobs](std::uint64_t priority) { return jobs.line_up(priority); };
+  plan.build = [&jobs](const ClassSubmission& s, const StagedLab& lab, const fs::path& exe_dir, CoreBudget::Ticket ticket) {
+    return jobs.build(s.name, lab, exe_dir, std::move(ticket));
   };
   auto print_lock = std::make_shared<std::mutex>();
   plan.make_environment = [this, print_lock](const GpuSlot& gpu) {
@@ -437,15 +470,17 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
     fmt::print(stderr, "{}\n", p.line());
     std::fflush(stderr);
   };
-  progress(fmt::format("grading {} submissions: {} build worker{}, {} GPU{} ({}), {} student{} at once per GPU",
-                       submissions.size(), plan.build_workers, plan.build_workers == 1 ? "" : "s", plan.gpus.size(),
+  progress(fmt::format("grading {} submissions: their labs built on {} core{}, {} GPU{} ({}), {} student{} at once per GPU",
+                       submissions.size(), jobs.cores(), jobs.cores() == 1 ? "" : "s", plan.gpus.size(),
                        plan.gpus.size() == 1 ? "" : "s", [&] {
                          std::string ids;
                          for (const GpuSlot& g : plan.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g.index);
                          return ids;
                        }(),
                        plan.students_per_gpu, plan.students_per_gpu == 1 ? "" : "s"));
-  return convlab::grader::grade_class(plan);
+  ClassOutcome out = convlab::grader::grade_class(plan);
+  add_build_costs(out);
+  return out;
 }
 
 }  // namespace convlab::grader

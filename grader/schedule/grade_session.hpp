@@ -5,6 +5,7 @@
 // commands/grade_command.cpp; the reports are written in reports/.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -17,7 +18,8 @@
 #include "session/gpu_environment.hpp"
 #include "grade/lab_grader.hpp"
 #include "schedule/platform.hpp"
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
+#include "schedule/lab_jobs.hpp"
 
 namespace convlab::grader {
 
@@ -36,7 +38,8 @@ struct GradeOptions {
   bool profile = false;
   std::string json, gradescope, csv;
   std::string build_dir;           ///< where submissions are built (default: a temporary folder)
-  int jobs = 0;
+  std::string harness;             ///< a harness built before by `grader harness` (default: built in the run)
+  int jobs = 0;                    ///< cores for the builds (0: every core)
   std::string gpus;                ///< batch: "0,1" (default: every GPU the grader sees)
   int students_per_gpu = 0;        ///< batch: students graded on one GPU at once (0: the default)
   std::string schedule;            ///< batch: where and when each submission was graded, as JSON
@@ -79,14 +82,14 @@ class GradeSession {
 
   /// Grades the project's own build of labs/ (or solutions/ with `solutions`).
   SubmissionResult grade_project(bool solutions);
-  /// Builds a student's folder (every lab at once), then grades it; `phases`, if given, gets its
-  /// GPU times and `build_s` the seconds its build took.
+  /// Builds a student's folder (every lab at once, with every core of -j), then grades it;
+  /// `record`, if given, gets its builds and GPU times.
   SubmissionResult grade_folder(const std::filesystem::path& folder, const std::string& name,
-                                GpuPhases* phases = nullptr, double* build_s = nullptr);
+                                ScheduleRecord* record = nullptr);
 
-  /// Grades a class as a pipeline (schedule/class_pipeline.hpp): -j build workers, and
-  /// --students-per-gpu grading workers on each GPU of --gpus. @throws std::invalid_argument
-  /// for a bad --gpus.
+  /// Grades a class as a pipeline (schedule/class_pipeline.hpp): its labs built on the -j cores,
+  /// earlier students first, and --students-per-gpu grading workers on each GPU of --gpus.
+  /// @throws std::invalid_argument for a bad --gpus.
   ClassOutcome grade_class(const std::vector<ClassSubmission>& submissions);
   /// Grades a class one submission after another (build, then grade), on the first GPU of
   /// --gpus: the baseline the pipeline is measured against.
@@ -100,14 +103,16 @@ class GradeSession {
   explicit GradeSession(const GradeOptions& o) : options_(o) {}
   /// Where submissions are built: --build-dir, or a folder of the session's own.
   std::filesystem::path build_root() const;
-  /// The harness every submission of this session links, built on first use in
-  /// build_root()/harness with `jobs` compile jobs (build/harness_build.hpp). Called from the
-  /// session's own thread, before any build worker starts.
-  std::shared_ptr<HarnessBuild> harness_build(int jobs);
-  /// How a submission is built into `build_dir`, against `harness`: every build, serial or in a
-  /// class's worker, compiles in the session's sandbox (none only under --no-sandbox).
-  BuildSettings build_settings(const std::filesystem::path& build_dir, int jobs,
-                               std::shared_ptr<HarnessBuild> harness) const;
+  /// The run's labs as build jobs (schedule/lab_jobs.hpp), made on first use: the harness
+  /// (--harness, else built in build_root()/harness on every core), the compile folders in
+  /// build_root()/labs, the compile store in build_root()/store, the -j cores. Every compile
+  /// runs in the session's sandbox (none only under --no-sandbox). Called from the session's
+  /// own thread, before any build thread starts.
+  LabJobs& lab_jobs();
+  /// lab07_precompile --shapes for this run's cases: every conv2d case and the performance case.
+  std::string lab07_shapes() const;
+  /// What the run's builds cost so far, on top of what `outcome` measured of its labs and GPUs.
+  void add_build_costs(ClassOutcome& outcome);
 
   GradeOptions options_;
   std::vector<LabInfo> all_labs_, labs_;
@@ -116,7 +121,8 @@ class GradeSession {
   std::filesystem::path work_root_;
   std::unique_ptr<GradingEnvironment> env_;
   std::shared_ptr<HarnessBuild> harness_;
-  std::unique_ptr<LabBuilder> builder_;
+  std::unique_ptr<LabJobs> jobs_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();  ///< the builds' clock
 };
 
 }  // namespace convlab::grader

@@ -16,16 +16,18 @@ std::optional<fs::path> project_exe(const std::string& name) {
 
 class ProjectBuilder final : public LabBuilder {
  public:
-  ProjectBuilder(const BuildSettings& settings, const std::vector<LabInfo>& all_labs) : builder_(settings, all_labs) {}
-  void stage(const fs::path& submission, const std::vector<LabInfo>& graded) override {
-    builder_.stage(submission, graded);
+  ProjectBuilder(const BuildSettings& settings, const std::vector<LabInfo>& all_labs) : compiler_(settings, all_labs) {}
+  StagedLab stage(const fs::path& submission, const LabInfo& lab) override { return stage_lab(submission, lab); }
+  bool prepare(std::string* error) override { return compiler_.prepare(error); }
+  std::string context() override { return compiler_.context(); }
+  int useful_cores(const StagedLab& lab) const override { return compiler_.useful_cores(lab); }
+  LabExecutable compile(const StagedLab& lab, int cores, const fs::path& out_dir, double* core_s) override {
+    return compiler_.compile(lab, cores, out_dir, core_s);
   }
-  std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const fs::path& exe_dir) override {
-    return builder_.build_all(labs, exe_dir);
-  }
+  double setup_core_s() override { return compiler_.setup_core_s(); }
 
  private:
-  SubmissionBuilder builder_;
+  LabCompiler compiler_;
 };
 
 GradingPlatform& current() {
@@ -48,6 +50,7 @@ GradingPlatform real_grading_platform() {
     return std::make_unique<ProjectBuilder>(settings, all_labs);
   };
   p.make_sandbox = make_lab_sandbox;
+  p.build_harness = build_harness_with_cmake;
   return p;
 }
 

@@ -17,19 +17,27 @@
 #include "run/lab_sandbox.hpp"
 #include "build/lab_folders.hpp"
 #include "grade/lab_grader.hpp"
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
 
 namespace convlab::grader {
 
-/// Builds submissions one after another in one build folder.
+/// Compiles a run's labs, one at a time or many at once from several threads (the real one:
+/// LabCompiler; the grader's test mode: the GPU-free test double).
 class LabBuilder {
  public:
   virtual ~LabBuilder() = default;
-  /// Stages `submission` (see SubmissionBuilder::stage).
-  virtual void stage(const std::filesystem::path& submission, const std::vector<LabInfo>& graded) = 0;
-  /// Builds the staged labs `labs` and copies their executables into `exe_dir` (see
-  /// SubmissionBuilder::build_all): one result per lab, in their order.
-  virtual std::vector<LabExecutable> build_all(const std::vector<LabInfo>& labs, const std::filesystem::path& exe_dir) = 0;
+  /// Reads one lab of `submission` for its compile (see stage_lab).
+  virtual StagedLab stage(const std::filesystem::path& submission, const LabInfo& lab) = 0;
+  /// Gets ready to compile (the harness, a first compile folder); false: `*error` says why.
+  virtual bool prepare(std::string* error) = 0;
+  /// What every compile reads besides the lab's own files, as a digest (LabCompiler::context).
+  virtual std::string context() = 0;
+  /// The cores a compile of `lab` keeps busy.
+  virtual int useful_cores(const StagedLab& lab) const = 0;
+  /// Compiles `lab` with `cores` cores; what grading runs goes into `out_dir`.
+  virtual LabExecutable compile(const StagedLab& lab, int cores, const std::filesystem::path& out_dir, double* core_s) = 0;
+  /// CPU seconds spent getting ready to compile (configuring compile folders) so far.
+  virtual double setup_core_s() = 0;
 };
 
 /// The machine, as grading sees it.
@@ -38,8 +46,10 @@ struct GradingPlatform {
   GpuCounter count_gpus;
   /// A lab's reference solution (nullopt: none built) and a trusted executable to list its variants.
   std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe, variants_exe;
-  /// A builder over one build folder.
+  /// The labs' compiler of a run.
   std::function<std::unique_ptr<LabBuilder>(const BuildSettings&, const std::vector<LabInfo>& all_labs)> make_builder;
+  /// How the run's harness is built (build_harness_with_cmake; the test mode's stand-in).
+  HarnessBuilder build_harness;
   /// The sandbox of the submissions' steps on the GPU of `pci_bus_id`, or nullopt with *problem
   /// and *fix (run/lab_sandbox.hpp: make_lab_sandbox).
   std::function<std::optional<SandboxSpec>(const std::string& pci_bus_id, const std::vector<std::filesystem::path>& tools,
@@ -48,7 +58,7 @@ struct GradingPlatform {
 };
 
 /// The real platform: CUDA's device query, the project's build for the references, and
-/// SubmissionBuilder for the submissions.
+/// LabCompiler for the submissions.
 GradingPlatform real_grading_platform();
 
 /// The platform grading uses (the real one unless set_grading_platform() replaced it).

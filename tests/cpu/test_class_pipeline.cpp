@@ -82,7 +82,7 @@ struct FakeClass {
 
   std::string check_s = "0.02";  ///< how long each fake correctness run lasts
 
-  ClassPlan plan(std::vector<GpuSlot> gpus, int build_workers, std::function<void(const std::string&)> before_build = {},
+  ClassPlan plan(std::vector<GpuSlot> gpus, int build_threads, std::function<void(const std::string&)> before_build = {},
                  int students_per_gpu = 1) {
     ClassPlan p;
     for (const auto& [name, _] : args) {
@@ -92,14 +92,20 @@ struct FakeClass {
     std::reverse(p.submissions.begin(), p.submissions.end());  // the grader sorts; the order given must not matter
     p.labs = {lab01()};
     p.gpus = std::move(gpus);
-    p.build_workers = build_workers;
+    p.build_threads = build_threads;
     p.students_per_gpu = students_per_gpu;
     p.work_dir = tmp.path() / "work";
-    p.make_build = [this, before_build](int) -> SubmissionBuild {
-      return [this, before_build](const ClassSubmission& s, const fs::path& exe_dir) {
-        if (before_build) before_build(s.name);
-        return std::vector<LabExecutable>{executable(logged_lab(exe_dir, s.name, args.at(s.name), log, check_s))};
-      };
+    p.stage = [](const ClassSubmission&) { return std::vector<StagedLab>{StagedLab{lab01(), {}, std::nullopt}}; };
+    p.build = [this, before_build, start = p.start](const ClassSubmission& s, const StagedLab& lab,
+                                                    const fs::path& exe_dir, CoreBudget::Ticket) {
+      const auto since = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+      LabBuild b;
+      b.lab = lab.lab.id();
+      b.start_s = since();
+      if (before_build) before_build(s.name);
+      b.exe = executable(logged_lab(exe_dir / b.lab, s.name, args.at(s.name), log, check_s));
+      b.end_s = since();
+      return b;
     };
     p.make_environment = [this](const GpuSlot& gpu) {
       const fs::path reference = logged_lab(tmp.path() / fmt::format("ref-{}", gpu.index), "reference",
@@ -405,7 +411,9 @@ TEST_CASE("grader merge: a student's report read back gives the batch's CSV row"
   CHECK_THROWS_WITH(read_student_file(broken), Catch::Contains("broken.json: submission: no field \"kind\""));
 }
 
-TEST_CASE("grader slurm: the scripts ask one GPU per task, throttle the array and quote every name", "[grader][class]") {
+TEST_CASE("grader slurm: the scripts ask one GPU per task, throttle the array, build the harness once and quote every "
+          "name",
+          "[grader][class]") {
   Roster roster;
   roster.class_dir = "/class";
   roster.submissions = {{"alice", "/class/alice"}, {"x'$(touch pwned)", "/class/x'$(touch pwned)"}};
@@ -422,6 +430,15 @@ TEST_CASE("grader slurm: the scripts ask one GPU per task, throttle the array an
   CHECK_THAT(array, Catch::Contains("'/class/x'\\''$(touch pwned)'"));
   CHECK_THAT(array, Catch::Contains("grade --submission \"$folder\""));
   CHECK_THAT(array, Catch::Contains("--labs '01,03'"));
+  // The tasks link the harness the harness job built once, on a GPU of the partition (or, with
+  // --cuda-arch, on no GPU).
+  CHECK_THAT(array, Catch::Contains("--harness '/scratch/out/harness'"));
+  const std::string harness = harness_script(job);
+  CHECK_THAT(harness, Catch::Contains("harness --out '/scratch/out/harness'"));
+  CHECK_THAT(harness, Catch::Contains("#SBATCH --gres=gpu:1\n"));
+  CHECK_THAT(harness, Catch::Contains("#SBATCH --partition=gpu\n"));
+  job.cuda_arch = "90";
+  CHECK_THAT(harness_script(job), !Catch::Contains("--gres") && Catch::Contains("--cuda-arch '90'"));
   const std::string merge = merge_script(job);
   CHECK_THAT(merge, Catch::Contains("merge '/scratch/out/results' --roster '/scratch/out/roster.json'"));
   // The quoted name is one word to the shell, whatever it holds.

@@ -6,7 +6,9 @@
 
 #include "grader_test_support.hpp"
 #include "build/lab_folders.hpp"
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
+#include "convlab/contained_paths.hpp"
+#include "run/reasons.hpp"
 
 using namespace convlab::grader;
 using namespace convlab::grader::testing;
@@ -47,32 +49,30 @@ TEST_CASE("build: missing files are named as in the submission", "[grader][build
   CHECK(missing_files(tmp.path(), lab) == std::vector<std::string>{"06-im2col/fused_gemm.cu"});
 }
 
-TEST_CASE("build: staging copies exactly the submission's files, rewriting only changed ones", "[grader][build]") {
-  TempDir tmp("build-sync");
-  const fs::path src = tmp.path() / "src", dest = tmp.path() / "dest";
-  fs::create_directories(src / "sub");
-  fs::create_directories(src / "build");
-  std::ofstream(src / "a.cu") << "a";
-  std::ofstream(src / "sub" / "b.cuh") << "b";
-  std::ofstream(src / "build" / "junk.o") << "junk";
-  std::ofstream(src / ".hidden") << "h";
-  fs::create_directories(dest);
-  std::ofstream(dest / "stale.cu") << "old";
-  sync_folder(src, dest);
-  CHECK(fs::exists(dest / "a.cu"));
-  CHECK(fs::exists(dest / "sub" / "b.cuh"));
-  CHECK_FALSE(fs::exists(dest / "build"));
-  CHECK_FALSE(fs::exists(dest / ".hidden"));
-  CHECK_FALSE(fs::exists(dest / "stale.cu"));
-  // Unchanged bytes keep their time stamp, so the build does not recompile them.
-  const auto before = fs::last_write_time(dest / "a.cu");
-  fs::last_write_time(dest / "a.cu", before - std::chrono::hours(1));
-  const auto old = fs::last_write_time(dest / "a.cu");
-  sync_folder(src, dest);
-  CHECK(fs::last_write_time(dest / "a.cu") == old);
-  std::ofstream(src / "a.cu") << "changed";
-  sync_folder(src, dest);
-  CHECK(fs::last_write_time(dest / "a.cu") != old);
+TEST_CASE("build: a lab is read as exactly the submission's files, and written back as them", "[grader][build]") {
+  TempDir tmp("build-stage");
+  const LabInfo lab{"01", "01-naive", {"naive.cu"}};
+  const fs::path src = tmp.path() / "student" / "01-naive";
+  write_test_file(src / "naive.cu", "a");
+  write_test_file(src / "sub" / "b.cuh", "b");
+  write_test_file(src / "build" / "junk.o", "junk");
+  write_test_file(src / ".hidden", "h");
+  const StagedLab staged = stage_lab(tmp.path() / "student", lab);
+  CHECK_FALSE(staged.unbuildable);
+  CHECK(staged.files == LabFiles{{"naive.cu", "a"}, {"sub/b.cuh", "b"}});
+  // Written into a compile folder: those files and nothing else (a stale one goes).
+  const fs::path dest = tmp.path() / "dest";
+  write_test_file(dest / "stale.cu", "old");
+  write_lab_files(staged.files, dest);
+  CHECK(convlab::files_inside(dest) == std::vector<fs::path>{"naive.cu", fs::path("sub") / "b.cuh"});
+  CHECK_THROWS_WITH(write_lab_files({{"../escape.cu", "x"}}, dest), Catch::Contains("leads out of its folder"));
+  CHECK_THROWS_WITH(write_lab_files({{"/etc/escape.cu", "x"}}, dest), Catch::Contains("leads out of its folder"));
+  // A missing lab file: unbuildable, by its name in the submission.
+  fs::remove(src / "naive.cu");
+  const StagedLab missing = stage_lab(tmp.path() / "student", lab);
+  REQUIRE(missing.unbuildable);
+  CHECK(missing.unbuildable->build_reasons == std::vector<std::string>{reason::kMissingFile});
+  CHECK_THAT(missing.unbuildable->build_message, Catch::Contains("01-naive/naive.cu"));
 }
 
 TEST_CASE("build: the compiler's first errors, with the submission's own paths", "[grader][build]") {

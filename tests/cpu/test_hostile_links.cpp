@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "build/lab_folders.hpp"
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
 #include "commands/commands.hpp"
 #include "convlab/contained_paths.hpp"
 #include "convlab/dataset.hpp"
@@ -125,36 +125,27 @@ TEST_CASE("submission: a lab file linked out of the submission scores as such, a
   fs::copy(fs::path(CONVLAB_SOURCE_DIR) / "labs" / "01-naive" / "naive.cu", student / "01-naive" / "naive.cu");
   fs::create_symlink(secret, student / "01-naive" / "answers.h");
 
-  BuildSettings settings;
-  settings.source_dir = CONVLAB_SOURCE_DIR;
-  settings.build_dir = tmp.path() / "build";
-  SubmissionBuilder builder(settings, all);
-  builder.stage(student, graded);
-  // Refused before any compile (nothing here needs nvcc): the lab loses its points, by name.
-  const std::vector<LabExecutable> built = builder.build_all(graded, tmp.path() / "exe");
-  REQUIRE(built.size() == 1);
-  CHECK_FALSE(built[0].exe);
-  CHECK(built[0].build_reasons == std::vector<std::string>{reason::kLinkOutside});
-  CHECK_THAT(built[0].build_message, Catch::Contains((student / "01-naive" / "answers.h").string()) &&
-                                         Catch::Contains("outside"));
-  // What was staged for lab 01 is the stub, and no staged file holds the secret.
-  for (const fs::path& rel : files_inside(settings.build_dir / "submission")) {
-    INFO(rel);
-    CHECK(read(settings.build_dir / "submission" / rel).find("TOP SECRET") == std::string::npos);
-  }
+  // Refused when the lab is read, before any compile (nothing here needs nvcc): the lab loses its
+  // points, by name, and none of its files is read.
+  const StagedLab staged = stage_lab(student, graded[0]);
+  REQUIRE(staged.unbuildable);
+  CHECK_FALSE(staged.unbuildable->exe);
+  CHECK(staged.unbuildable->build_reasons == std::vector<std::string>{reason::kLinkOutside});
+  CHECK_THAT(staged.unbuildable->build_message, Catch::Contains((student / "01-naive" / "answers.h").string()) &&
+                                                    Catch::Contains("outside"));
+  CHECK(staged.files.empty());
 
   // The lab's folder itself linked out of the submission, and a loop: named the same way.
   fs::remove_all(student / "01-naive");
   fs::create_symlink(secret.parent_path(), student / "01-naive");
-  builder.stage(student, graded);
-  CHECK(builder.build_all(graded, tmp.path() / "exe")[0].build_reasons == std::vector<std::string>{reason::kLinkOutside});
+  CHECK(stage_lab(student, graded[0]).unbuildable->build_reasons == std::vector<std::string>{reason::kLinkOutside});
   fs::remove(student / "01-naive");
   fs::create_directories(student / "01-naive");
   make_loop(student / "01-naive" / "naive.cu", student / "01-naive" / "other.cu");
-  builder.stage(student, graded);
-  const LabExecutable looped = builder.build_all(graded, tmp.path() / "exe")[0];
-  CHECK(looped.build_reasons == std::vector<std::string>{reason::kLinkOutside});
-  CHECK_THAT(looped.build_message, Catch::Contains("a loop of symbolic links"));
+  const StagedLab looped = stage_lab(student, graded[0]);
+  REQUIRE(looped.unbuildable);
+  CHECK(looped.unbuildable->build_reasons == std::vector<std::string>{reason::kLinkOutside});
+  CHECK_THAT(looped.unbuildable->build_message, Catch::Contains("a loop of symbolic links"));
 }
 
 TEST_CASE("submission: a link between its own files is staged as the file it leads to", "[hostile][links][grader]") {
@@ -162,7 +153,8 @@ TEST_CASE("submission: a link between its own files is staged as the file it lea
   const fs::path src = tmp.path() / "lab", dest = tmp.path() / "staged";
   write_test_file(src / "common.cuh", "// shared\n");
   fs::create_symlink("common.cuh", src / "alias.cuh");
-  sync_folder(src, dest);
+  const LabInfo lab{"99", "lab", {"common.cuh"}};
+  write_lab_files(stage_lab(tmp.path(), lab).files, dest);
   CHECK(read(dest / "alias.cuh") == "// shared\n");
   CHECK_FALSE(fs::is_symlink(dest / "alias.cuh"));  // a copy: the build sees no link
 }

@@ -13,7 +13,7 @@
 #include "convlab/autotune/precompile.hpp"
 #include "convlab/file_reader.hpp"
 #include "run/runner_call.hpp"
-#include "build/submission_build.hpp"
+#include "build/lab_compile.hpp"
 #include "grader_test_support.hpp"
 #include "system/exit_codes.hpp"
 #include "system/subprocess.hpp"

@@ -1,21 +1,30 @@
-// A submission built for real with the project's CMake and nvcc (no GPU needed: nothing runs):
-// its labs compile together, a lab that does not compile fails alone with its own message, an
-// executable left in the build folder by the previous submission never stands in for it, and
-// two build folders link one harness, built once.
+// Labs compiled for real with the project's CMake and nvcc (no GPU needed: nothing runs), each in
+// a compile folder of its own, through the shared compile store: byte-identical lab folders
+// compile once, a changed byte compiles again, a lab that does not compile is named with its own
+// message, whatever an earlier compile left in a compile folder is gone before the next one,
+// lab 07's graded instantiations are compiled beside it, and every compile links one harness,
+// built once.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 
+#include "build/lab_compile.hpp"
 #include "build/lab_folders.hpp"
-#include "run/reasons.hpp"
-#include "build/submission_build.hpp"
+#include "convlab/autotune/kernel_source.hpp"
+#include "convlab/autotune/precompile.hpp"
+#include "convlab/file_reader.hpp"
+#include "convlab/limits.hpp"
 #include "grader_test_support.hpp"
+#include "run/reasons.hpp"
+#include "store/compile_store.hpp"
 #include "system/sandbox.hpp"
 
 namespace fs = std::filesystem;
 using namespace convlab::grader;
 using convlab::grader::testing::TempDir;
+using convlab::grader::testing::write_test_file;
 
 namespace {
 
@@ -28,14 +37,23 @@ fs::path solved_submission(const fs::path& dir, const std::vector<LabInfo>& labs
   return dir;
 }
 
+std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMaxTextFileBytes); }
+
+int files_in(const fs::path& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return n;
+}
+
 }  // namespace
 
-TEST_CASE("submission build: the labs compile together, and one that does not is named alone, with no earlier executable "
-          "standing in for it",
+TEST_CASE("lab compile: identical bytes compile once, a changed byte again, each compile from a clean folder, "
+          "against one harness",
           "[grader][build][compile]") {
-  TempDir tmp("submission-build");
+  TempDir tmp("lab-compile");
   const std::vector<LabInfo> all = discover_labs(fs::path(CONVLAB_SOURCE_DIR) / "labs");
-  const std::vector<LabInfo> graded = select_labs(all, "01,02");
+  const LabInfo lab01 = select_labs(all, "01")[0], lab02 = select_labs(all, "02")[0], lab07 = select_labs(all, "07")[0];
   HarnessSettings h;
   h.source_dir = CONVLAB_SOURCE_DIR;
   h.build_dir = tmp.path() / "build" / "harness";
@@ -46,67 +64,124 @@ TEST_CASE("submission build: the labs compile together, and one that does not is
   h.progress = [&](const std::string& line) { harness_builds += line.rfind("building the lab harness", 0) == 0; };
   BuildSettings settings;
   settings.source_dir = CONVLAB_SOURCE_DIR;
-  settings.build_dir = tmp.path() / "build" / "worker-0";
+  settings.build_dir = tmp.path() / "build" / "labs";
   settings.harness = std::make_shared<HarnessBuild>(h);
   settings.cuda_architectures = "90";
-  settings.jobs = 2;
-  SubmissionBuilder builder(settings, all);
+  settings.lab07_shapes = "9:101";
+  LabCompiler compiler(settings, all);
+  CompileStore store(tmp.path() / "build" / "store");
+  std::string error;
+  REQUIRE(compiler.prepare(&error));
+  INFO(error);
+  const std::string context = compiler.context();
 
-  const fs::path good = solved_submission(tmp.path() / "good", graded);
-  builder.stage(good, graded);
-  const std::vector<LabExecutable> first = builder.build_all(graded, tmp.path() / "exe-good");
-  REQUIRE(first.size() == 2);
-  INFO(first[0].could_not_grade << first[0].build_message << first[1].build_message);
-  REQUIRE(first[0].exe);
-  REQUIRE(first[1].exe);
-  CHECK(fs::exists(tmp.path() / "exe-good" / "lab02"));
+  auto build = [&](const std::string& student, const fs::path& folder, const LabInfo& lab) {
+    const StagedLab staged = stage_lab(folder, lab);
+    const fs::path out = tmp.path() / "exe" / student / lab.id();
+    return store.get(store.key(context, staged), student, out,
+                     [&](double* core_s) { return compiler.compile(staged, 2, out, core_s); });
+  };
 
-  // The next student: lab 01 the same bytes, lab 02 broken.
-  const fs::path broken = solved_submission(tmp.path() / "broken", graded);
-  std::ofstream(broken / "02-constant-mask" / "constant_mask.cu", std::ios::app) << "\nthis is not C++;\n";
-  builder.stage(broken, graded);
-  const std::vector<LabExecutable> second = builder.build_all(graded, tmp.path() / "exe-broken");
-  REQUIRE(second.size() == 2);
-  CHECK(second[0].exe);
-  CHECK_FALSE(second[1].exe);
-  CHECK_FALSE(fs::exists(tmp.path() / "exe-broken" / "lab02"));
-  CHECK(second[1].build_reasons == std::vector<std::string>{reason::kCompileError});
-  // The compiler's own words, with the submission's path, and nothing of the lab that built.
-  CHECK_THAT(second[1].build_message, Catch::Contains("02-constant-mask/constant_mask.cu"));
-  CHECK_THAT(second[1].build_message, Catch::Contains("error"));
-  CHECK_THAT(second[1].build_message, !Catch::Contains("01-naive"));
+  const fs::path good = solved_submission(tmp.path() / "good", {lab01, lab02, lab07});
+  const StoredCompile first = build("good", good, lab01);
+  INFO(first.exe.could_not_grade << first.exe.build_message);
+  REQUIRE(first.exe.exe);
+  CHECK_FALSE(first.shared);
+  CHECK(first.core_s > 0);  // what the compile cost, measured
 
-  // A second build folder (a class's second build worker) links the same harness: it compiles
-  // its labs only.
+  // The same bytes for another student: not compiled, the same executable.
+  const fs::path twin = solved_submission(tmp.path() / "twin", {lab01});
+  const StoredCompile second = build("twin", twin, lab01);
+  REQUIRE(second.exe.exe);
+  CHECK(second.shared);
+  CHECK(second.compiled_for == "good");
+  CHECK(store.compiles() == 1);
+  CHECK(read(*second.exe.exe) == read(*first.exe.exe));
+
+  // One byte more (a comment): compiled again.
+  const fs::path changed = solved_submission(tmp.path() / "changed", {lab01});
+  std::ofstream(changed / lab01.folder / "naive.cu", std::ios::app) << "\n";
+  const StoredCompile third = build("changed", changed, lab01);
+  REQUIRE(third.exe.exe);
+  CHECK_FALSE(third.shared);
+  CHECK(store.compiles() == 2);
+
+  // A lab that does not compile: its own message, with the submission's path.
+  const fs::path broken = solved_submission(tmp.path() / "broken", {lab02});
+  std::ofstream(broken / lab02.folder / "constant_mask.cu", std::ios::app) << "\nthis is not C++;\n";
+  const StoredCompile failed = build("broken", broken, lab02);
+  CHECK_FALSE(failed.exe.exe);
+  CHECK(failed.exe.build_reasons == std::vector<std::string>{reason::kCompileError});
+  CHECK_THAT(failed.exe.build_message, Catch::Contains("02-constant-mask/constant_mask.cu"));
+  CHECK_THAT(failed.exe.build_message, Catch::Contains("error"));
+  CHECK_THAT(failed.exe.build_message, !Catch::Contains("01-naive"));
+
+  // What a hostile compile could leave in its folder — a rewritten build.ninja, an object and an
+  // executable for the next lab — is gone before the next compile there: it builds, from its own
+  // bytes.
+  const fs::path folder = settings.build_dir / "compile-0";
+  REQUIRE(fs::is_directory(folder));
+  write_test_file(folder / "build.ninja", "this is not a build file\n");
+  write_test_file(folder / "bin" / "lab01", "poison");
+  const fs::path poisoned = tmp.path() / "poisoned";
+  solved_submission(poisoned, {lab01});
+  std::ofstream(poisoned / lab01.folder / "naive.cu", std::ios::app) << "// another student\n";
+  double spent = 0;
+  const LabExecutable clean = compiler.compile(stage_lab(poisoned, lab01), 2, tmp.path() / "exe" / "poisoned", &spent);
+  INFO(clean.build_message);
+  REQUIRE(clean.exe);
+  CHECK(read(*clean.exe) != "poison");
+  CHECK(read(*clean.exe).size() > 1000);
+
+  // Two compiles at once run in two folders, configured alike; lab 07 compiles only the
+  // instantiations its graded shapes run, beside its launcher, and carries them and its kernel.
+  auto lab07_build = std::async(std::launch::async, [&] { return build("good", good, lab07); });
+  const StoredCompile lab02_built = build("good", good, lab02);
+  const StoredCompile lab07_built = lab07_build.get();
+  INFO(lab07_built.exe.build_message << lab07_built.exe.could_not_grade);
+  REQUIRE(lab02_built.exe.exe);
+  REQUIRE(lab07_built.exe.exe);
+  CHECK(fs::is_directory(settings.build_dir / "compile-1"));
+  const fs::path exe07 = *lab07_built.exe.exe;
+  CHECK(fs::is_regular_file(exe07.string() + convlab::lab07::kKernelCopySuffix));
+  const std::size_t expected = convlab::lab07::graded_instantiations({{9, 101}}, {}).size();
+  REQUIRE(expected > 0);
+  // Each instantiation is a cubin and its description.
+  CHECK(files_in(exe07.string() + convlab::lab07::kPrecompiledSuffix) == static_cast<int>(2 * expected));
+
+  // Another shape set, another sandbox setting: another context, so no key is shared across them.
   BuildSettings other = settings;
-  other.build_dir = tmp.path() / "build" / "worker-1";
-  SubmissionBuilder second_worker(other, all);
-  const std::vector<LabInfo> lab01 = select_labs(all, "01");
-  second_worker.stage(good, lab01);
-  const std::vector<LabExecutable> third = second_worker.build_all(lab01, tmp.path() / "exe-worker-1");
-  REQUIRE(third.size() == 1);
-  INFO(third[0].could_not_grade << third[0].build_message);
-  CHECK(third[0].exe);
+  other.build_dir = tmp.path() / "build" / "labs-other";
+  other.lab07_shapes = "5:2048";
+  LabCompiler other_compiler(other, all);
+  REQUIRE(other_compiler.prepare(&error));
+  CHECK(other_compiler.context() != context);
   CHECK(harness_builds == 1);
   CHECK(fs::exists(h.build_dir / "common" / "libconvlab_runner.a"));
+  CHECK(fs::exists(h.build_dir / kHarnessStamp));
 
   // Sandboxed, as the grader compiles: the compile sees no labs/ of the project, and must not need it.
   if (const SandboxProbe probe = probe_sandbox(); probe.ok()) {
     BuildSettings boxed = settings;
-    boxed.build_dir = tmp.path() / "build" / "worker-boxed";
+    boxed.build_dir = tmp.path() / "build" / "labs-boxed";
     boxed.sandbox = SandboxSpec{};
     boxed.sandbox->bwrap = *probe.bwrap;
-    SubmissionBuilder sandboxed(boxed, all);
-    sandboxed.stage(good, lab01);
-    const std::vector<LabExecutable> fourth = sandboxed.build_all(lab01, tmp.path() / "exe-boxed");
-    REQUIRE(fourth.size() == 1);
-    INFO(fourth[0].could_not_grade << fourth[0].build_message);
-    CHECK(fourth[0].exe);
+    LabCompiler sandboxed(boxed, all);
+    REQUIRE(sandboxed.prepare(&error));
+    CHECK(sandboxed.context() != context);
+    const LabExecutable fourth = sandboxed.compile(stage_lab(good, lab01), 2, tmp.path() / "exe" / "boxed", &spent);
+    INFO(fourth.could_not_grade << fourth.build_message);
+    CHECK(fourth.exe);
+    CHECK(spent > 0);  // the sandbox's compile is measured too
+    // Lab 07's precompiler runs in the sandbox too (the handout's kernel: nothing to compile, but
+    // the program and NVRTC must start there).
+    const fs::path stub = fs::path(CONVLAB_SOURCE_DIR) / "labs";
+    const LabExecutable boxed07 = sandboxed.compile(stage_lab(stub, lab07), 2, tmp.path() / "exe" / "boxed07", &spent);
+    INFO(boxed07.could_not_grade << boxed07.build_message);
+    REQUIRE(boxed07.exe);
+    CHECK(fs::is_directory(boxed07.exe->string() + convlab::lab07::kPrecompiledSuffix));
   } else {
     WARN("sandboxed build SKIPPED: " << probe.problem << " (" << probe.fix << ")");
   }
-  for (const char* worker : {"worker-0", "worker-1"}) {
-    INFO(worker);
-    CHECK_FALSE(fs::exists(tmp.path() / "build" / worker / "common" / "libconvlab_runner.a"));
-  }
+  CHECK_FALSE(fs::exists(settings.build_dir / "compile-0" / "common" / "libconvlab_runner.a"));
 }

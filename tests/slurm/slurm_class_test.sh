@@ -2,12 +2,13 @@
 # A class graded through a real, private, single-node Slurm: munged, slurmctld and slurmd
 # started here with their configuration, state and sockets in a temporary folder, listening on
 # 127.0.0.1 only, and stopped at the end whatever happens. The class is submitted with
-# `grader slurm` (a job array with --gres=gpu:1 and a throttle, then a merge job with
-# --dependency=afterany); the node has two fake GPUs (a gres without device files), and the
-# tasks run the grader's test mode (grader_test_mode: the real commands on the GPU-free test
-# double of a lab, since the real `grade --submission` compiles CUDA and runs it on a GPU).
-# One task is cancelled while it runs: the merged CSV must say so for that student, and match
-# a serial `grader batch --serial` of the rest of the class row for row (and so must a pipelined one).
+# `grader slurm` (a harness job, a job array with --gres=gpu:1 and a throttle that waits for it,
+# then a merge job with --dependency=afterany); the node has two fake GPUs (a gres without device
+# files), and the jobs run the grader's test mode (grader_test_mode: the real commands on the
+# GPU-free test double of a lab, since the real `grade --submission` compiles CUDA and runs it
+# on a GPU). The harness is built once for the whole job, and every task links that one. One
+# task is cancelled while it runs: the merged CSV must say so for that student, and match a
+# serial `grader batch --serial` of the rest of the class row for row (and so must a pipelined one).
 #
 #   slurm_class_test.sh GRADER_TEST_MODE SOURCE_DIR
 #
@@ -140,14 +141,19 @@ options=(--labs 01,03 --datasets "$tmp/cases" --rubric "$tmp/rubric.json" --time
 "$grader" slurm "$tmp/class" --out "$tmp/out" --throttle 2 --cpus-per-task 1 --time 5 "${options[@]}" --dry-run \
   > "$tmp/dry-run.txt"
 grep -q -- '--gres=gpu:1' "$tmp/dry-run.txt" || fail "--dry-run does not print the array script"
+grep -q -- "harness --out '$tmp/out/harness'" "$tmp/dry-run.txt" || fail "--dry-run does not print the harness job"
 [ ! -e "$tmp/out" ] || fail "--dry-run wrote files"
 
+# Every build of a harness, wherever it runs (the test mode's stand-in logs it): sbatch passes
+# this environment on to the jobs.
+export CONVLAB_FAKE_HARNESS_LOG=$tmp/harness-builds.log
 "$grader" slurm "$tmp/class" --out "$tmp/out" --throttle 2 --cpus-per-task 1 --time 5 "${options[@]}" \
   > "$tmp/submitted.json"
 cat "$tmp/submitted.json"
+harness_job=$(sed -n 's/.*"harness_job": "\([0-9]*\)".*/\1/p' "$tmp/submitted.json")
 array_job=$(sed -n 's/.*"array_job": "\([0-9]*\)".*/\1/p' "$tmp/submitted.json")
 merge_job=$(sed -n 's/.*"merge_job": "\([0-9]*\)".*/\1/p' "$tmp/submitted.json")
-[ -n "$array_job" ] && [ -n "$merge_job" ] || fail "no job ids in: $(cat "$tmp/submitted.json")"
+[ -n "$harness_job" ] && [ -n "$array_job" ] && [ -n "$merge_job" ] || fail "no job ids in: $(cat "$tmp/submitted.json")"
 scontrol show job "$array_job" | grep -q 'ArrayTaskThrottle=2' || fail "the array is not throttled to 2"
 scontrol show job "$merge_job" | grep -q "Dependency=afterany:${array_job}" || fail "the merge does not wait for the array"
 
@@ -166,6 +172,11 @@ for _ in $(seq 400); do
 done
 [ -f "$tmp/out/class.csv" ] || fail "the merge job wrote no class.csv"
 echo "slurm run done after $((SECONDS - start_time)) s"
+# The harness was built once, by the harness job, into OUT/harness, and every task ran against it.
+[ "$(wc -l < "$tmp/harness-builds.log")" = 1 ] || fail "the harness was built $(wc -l < "$tmp/harness-builds.log") times: $(cat "$tmp/harness-builds.log")"
+grep -qx "$tmp/out/harness" "$tmp/harness-builds.log" || fail "the harness was not built in OUT/harness: $(cat "$tmp/harness-builds.log")"
+grep -q -- "--harness '$tmp/out/harness'" "$tmp/out/grade-array.sbatch" || fail "the tasks do not link the job's harness"
+unset CONVLAB_FAKE_HARNESS_LOG
 
 # --- the same class, serially, without zed -----------------------------------------------------
 mkdir -p "$tmp/serial"
