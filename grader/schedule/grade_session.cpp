@@ -301,8 +301,9 @@ std::string GradeSession::lab07_shapes() const {
   for (const GradingCase* c : env_->cases().of_problem(Problem::conv2d)) {
     shapes.insert({c->info.conv2d.mask_width, c->info.conv2d.width});
   }
-  const Conv2dShape& perf = env_->rubric().conv2d_case;
-  shapes.insert({perf.mask_width, perf.width});
+  // Lab 07's own performance case (the rubric's global one unless its entry names another).
+  const PerformanceCase perf = env_->rubric().performance_case("07", Problem::conv2d);
+  shapes.insert({perf.conv2d.mask_width, perf.conv2d.width});
   std::string out;
   for (const auto& [k, w] : shapes) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", k, w);
   return out;

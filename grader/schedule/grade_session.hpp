@@ -109,7 +109,7 @@ class GradeSession {
   /// runs in the session's sandbox (none only under --no-sandbox). Called from the session's
   /// own thread, before any build thread starts.
   LabJobs& lab_jobs();
-  /// lab07_precompile --shapes for this run's cases: every conv2d case and the performance case.
+  /// lab07_precompile --shapes for this run's cases: every conv2d case and lab 07's performance case.
   std::string lab07_shapes() const;
   /// What the run's builds cost so far, on top of what `outcome` measured of its labs and GPUs.
   void add_build_costs(ClassOutcome& outcome);
