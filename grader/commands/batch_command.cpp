@@ -1,11 +1,12 @@
 // grader batch DIR: every subfolder of DIR is one student's submission, graded like
 // `grader grade --submission`; one row per student in CSV and JSON. The class is graded as a
-// pipeline (schedule/class_pipeline.hpp): -j workers build submissions while each GPU (--gpus)
-// grades --students-per-gpu built ones at once: they share it for their correctness runs and
-// are timed one after another, alone on it (session/gpu_turns.hpp). A submission that does not
-// build, crashes or hangs costs that student points and never stops the batch. The reference
-// solutions are timed once per GPU and serve every student graded there. The reports list the
-// students by name, whatever the order in which they finished.
+// pipeline (schedule/class_pipeline.hpp): the students' labs are built on the -j cores, the
+// first students' first, each lab once per distinct set of bytes (store/compile_store.hpp),
+// while each GPU (--gpus) grades --students-per-gpu built ones at once: they share it for their
+// correctness runs and are timed one after another, alone on it (session/gpu_turns.hpp). A
+// submission that does not build, crashes or hangs costs that student points and never stops the
+// batch. The reference solutions are timed once per GPU and serve every student graded there.
+// The reports list the students by name, whatever the order in which they finished.
 #include <fmt/format.h>
 
 #include "reports/batch_report.hpp"
@@ -34,7 +35,8 @@ void add_batch_command(CLI::App& app, int& exit_code) {
                 "no pipeline: build and grade one submission after another on the first GPU of --gpus (the baseline)")
       ->excludes(per_gpu);
   cmd->add_option("--schedule", o->schedule,
-                  "write where and when each submission was built and graded (GPU, start and end times) as JSON");
+                  "write what the run cost (build core-seconds, GPU busy time, the lower bound of the wall time) and "
+                  "where and when each submission's labs were built and it was graded, as JSON");
   cmd->callback([o, &exit_code] {
     std::vector<ClassSubmission> submissions;
     try {

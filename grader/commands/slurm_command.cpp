@@ -190,7 +190,8 @@ int run(SlurmOptions& o) {
 
 void add_slurm_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "slurm", "grade a class on a Slurm cluster: a job array (one task and one GPU per submission) and a merge job");
+      "slurm", "grade a class on a Slurm cluster: a harness job (built once), a job array after it (one task and one "
+               "GPU per submission) and a merge job");
   auto o = std::make_shared<SlurmOptions>();
   cmd->add_option("dir", o->dir, "a folder with one submission folder per student")->required();
   cmd->add_option("--out", o->out, "the folder for the scripts, the logs, each student's report and the class reports "

@@ -235,14 +235,18 @@ TEST_CASE("core budget: never more cores than it has, in the order of the line, 
   CHECK_FALSE(first.in_line());
   std::mutex mutex;
   std::vector<std::uint64_t> order;
+  std::vector<int> granted;
   std::vector<std::thread> waiting;
   // Lined up in the order 7, 3, 5 (and a 4 that will leave): granted 3, 5, 7 once cores are free.
+  // Each wants every core, so each grant ends before the next begins and the order is recorded
+  // as granted.
   CoreBudget::Ticket leaves = budget.line_up(4);
   for (const std::uint64_t priority : {7, 3, 5}) {
     waiting.emplace_back([&, priority, ticket = std::make_shared<CoreBudget::Ticket>(budget.line_up(priority))] {
-      const CoreBudget::Grant g = budget.take(*ticket, 1);
+      const CoreBudget::Grant g = budget.take(*ticket, 3);
       std::lock_guard<std::mutex> lock(mutex);
       order.push_back(priority);
+      granted.push_back(g.cores());
       std::this_thread::sleep_for(20ms);
     });
   }
@@ -255,6 +259,7 @@ TEST_CASE("core budget: never more cores than it has, in the order of the line, 
   leaves.cancel();
   for (std::thread& t : waiting) t.join();
   CHECK(order == std::vector<std::uint64_t>{3, 5, 7});
+  CHECK(granted == std::vector<int>{3, 3, 3});
   CHECK(budget.peak() == 3);
   CHECK_THROWS(CoreBudget(0));
 }
