@@ -12,6 +12,8 @@
 # noise, and are listed when they do).
 #
 #   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize]
+#   RUNS=one-gpu scripts/class_speedup.sh ...   one run only; a later call with RUNS=two-gpus and
+#                                               the same OUT_DIR takes the other and compares them
 #
 # --distinct makes every student's source files distinct (make_class.sh): no lab is shared
 # between students. GPUS (default 0,1) names the GPUs of the second run. Needs the GPU build
@@ -31,7 +33,7 @@ mkdir -p "$out"
 [[ -d "$out/class" ]] || "$root/scripts/make_class.sh" "$out/class" "$n" "${distinct[@]}"
 
 # The harness once, as a Slurm job does, outside both timed runs (what it cost is printed too).
-"$grader" harness --out "$out/harness" --quiet > "$out/harness.json"
+[[ -s "$out/harness.json" ]] || "$grader" harness --out "$out/harness" --quiet > "$out/harness.json"
 
 timed() {  # NAME ARGS...: one batch in a fresh build folder; prints its wall time in seconds
   local name=$1 start end
@@ -45,24 +47,37 @@ timed() {  # NAME ARGS...: one batch in a fresh build folder; prints its wall ti
   [[ -s "$out/$name.schedule.json" ]] || { echo "class_speedup.sh: the $name run wrote no schedule; see $out/$name.log" >&2; exit 1; }
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }'
 }
-one_s=$(timed one-gpu --gpus 0 "$@")
-two_s=$(timed two-gpus --gpus "$gpus" "$@")
+# RUNS picks the runs of this call (both by default); each one's wall time is kept in OUT_DIR, so
+# that a call that takes the other run later prints and compares both.
+for run in ${RUNS:-one-gpu two-gpus}; do
+  case $run in
+    one-gpu) timed one-gpu --gpus 0 "$@" > "$out/one-gpu.wall" ;;
+    two-gpus) timed two-gpus --gpus "$gpus" "$@" > "$out/two-gpus.wall" ;;
+    *) echo "class_speedup.sh: RUNS names one-gpu and two-gpus, not $run" >&2; exit 2 ;;
+  esac
+done
 
-python3 - "$out" "$one_s" "$two_s" <<'PY'
-import csv, json, sys
-out, one_s, two_s = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+python3 - "$out" <<'PY'
+import csv, json, os, sys
+out = sys.argv[1]
 harness = json.load(open(f"{out}/harness.json"))
-print(f"harness (built once, before both runs): {harness['seconds']:.1f} s, {harness['core_s']:.0f} core-s")
+print(f"harness (built once, before the runs): {harness['seconds']:.1f} s, {harness['core_s']:.0f} core-s")
 print(f"{'run':<9} {'wall':>8} {'(grader)':>8} {'bound':>8} {'wall/bound':>10} {'first on GPU':>12} "
       f"{'build core-s':>12} {'cores':>5} {'GPU-s':>8} {'GPUs':>4} {'compiles':>8} {'shared':>6}")
-runs = {}
-for name, wall in (("one-gpu", one_s), ("two-gpus", two_s)):
+walls = {}
+for name in ("one-gpu", "two-gpus"):
+    if not os.path.exists(f"{out}/{name}.wall"):
+        print(f"{name:<9} (not run yet: RUNS={name})")
+        continue
+    wall = walls[name] = float(open(f"{out}/{name}.wall").read())
     m = json.load(open(f"{out}/{name}.schedule.json"))["measured"]
-    runs[name] = m
     print(f"{name:<9} {wall:>7.1f}s {m['wall_s']:>7.1f}s {m['bound_s']:>7.1f}s {wall / m['bound_s']:>10.2f} "
           f"{m['first_on_gpu_s']:>11.1f}s {m['build_core_s']:>12.0f} {m['cores']:>5} {m['gpu_s']:>8.1f} {m['gpus']:>4} "
           f"{m['compiles']:>8} {m['shared']:>6}")
-print(f"two GPUs over one: {one_s / two_s:.2f}x (wall times as this script measured them, the grader's start-up included)")
+if len(walls) < 2:
+    sys.exit(0)
+print(f"two GPUs over one: {walls['one-gpu'] / walls['two-gpus']:.2f}x "
+      "(wall times as this script measured them, the grader's start-up included)")
 
 a, b = (list(csv.DictReader(open(f"{out}/{name}.csv"))) for name in ("one-gpu", "two-gpus"))
 bad = 0

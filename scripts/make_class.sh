@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds a class of full seven-lab submissions into DIR, for measuring `grader batch` at class
-# scale (serial against pipelined): every submission has all seven lab folders, made from the
+# Builds a class of full submissions (every lab of labs/) into DIR, for measuring `grader batch`
+# at class scale (serial against pipelined): every submission has every lab folder, made from the
 # reference solutions, the stubs of labs/ and the wrong submissions of
 # tests/fixtures/wrong_submissions (made by scripts/wrong-submissions.sh; each one's lab folders
 # replace the solution's).
@@ -45,7 +45,7 @@ make_submission() {  # NAME "01 02 ..." (the labs to solve)
     if [[ " $2 " == *" ${lab%%-*} "* ]]; then cp "$root/solutions/$lab"/* "$dest/$lab/"; fi
   done
 }
-all="01 02 03 04 05 06 07"
+all=$(for lab in "$root"/solutions/[0-9][0-9]-*/; do basename "$lab" | cut -c1-2; done | tr "\n" " ")  # every graded lab
 count=0
 for f in "${fixtures[@]}"; do
   name="wrong-$(basename "$f")"

@@ -66,6 +66,7 @@ SandboxSpec compile_sandbox(const SandboxSpec& labs, const fs::path& source_dir,
   for (const fs::path& p : configured_compilers(build_dir)) add_with_target(spec.read_only, install_root(p));
   spec.writable = build_dir;
   spec.working_dir = build_dir;
+  spec.command_as_pid_1 = true;  // CMake, Ninja and the compilers wait for all they start: count their time
   return spec;
 }
 

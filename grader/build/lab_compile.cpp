@@ -58,6 +58,10 @@ void copy_plain_tree(const fs::path& from, const fs::path& to) {
     } else if (fs::is_regular_file(st)) {
       fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing);
       fs::permissions(target, st.permissions());
+      // The original's time, not the copy's: a restored build folder must look to Ninja as it
+      // did when it was configured. Copied in directory order, a fresh build.ninja could be older
+      // than the CMakeCache.txt copied after it, and Ninja would re-run CMake.
+      fs::last_write_time(target, fs::last_write_time(it->path()));
     }
   }
 }
@@ -231,8 +235,12 @@ std::optional<LabCompiler::Folder> LabCompiler::configure_folder(std::string* er
     write_lab_files(stub, folder.dir / "submission" / lab.folder);
   }
   std::vector<std::string> argv = grader_configure_command(settings_.source_dir, folder.dir, settings_.cuda_architectures);
+  // No regeneration rule: a compile never re-runs CMake. Inside the sandbox CMake would not see
+  // the project's labs/ (grader/README.md, "The sandbox") and would stop the lab's build; and
+  // what a compile folder's rules are is fixed here, where the store's key reads them.
   argv.insert(argv.end(), {"-DCONVLAB_LABS_DIR=" + (folder.dir / "submission").string(),
-                           "-DCONVLAB_PREBUILT_HARNESS=" + settings_.harness->dir().string()});
+                           "-DCONVLAB_PREBUILT_HARNESS=" + settings_.harness->dir().string(),
+                           "-DCMAKE_SUPPRESS_REGENERATION=ON"});
   if (settings_.progress) settings_.progress(fmt::format("configuring a compile folder, {}", folder.dir.string()));
   const ProcessResult conf = run_process(argv, 600s);
   {
@@ -341,10 +349,11 @@ int LabCompiler::useful_cores(const StagedLab& lab) const {
 
 std::vector<std::string> LabCompiler::sandboxed(const Folder& folder, std::vector<std::string> argv,
                                                 const std::vector<fs::path>& programs) const {
-  if (!settings_.sandbox) return argv;
-  return sandbox_argv(compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.harness->dir(), folder.dir,
-                                      programs),
-                      argv);
+  // At idle priority (system/subprocess.hpp): the class's compiles take every core the GPUs'
+  // runs leave, and never one they want.
+  if (!settings_.sandbox) return at_idle_priority(std::move(argv));
+  return at_idle_priority(sandbox_argv(
+      compile_sandbox(*settings_.sandbox, settings_.source_dir, settings_.harness->dir(), folder.dir, programs), argv));
 }
 
 std::vector<std::string> LabCompiler::build_command(const Folder& folder, const std::string& target, int jobs) const {
@@ -405,7 +414,12 @@ LabExecutable LabCompiler::run_compile(const Folder& folder, const StagedLab& la
   }
   const ProcessResult p = run_process(build_command(folder, lab.lab.id(), compile_jobs), kBuildTimeout);
   *core_s += p.cpu_seconds;
-  const ProcessResult pre_result = precompile ? pre.get() : ProcessResult{0};
+  ProcessResult pre_result;
+  if (precompile) {
+    pre_result = pre.get();
+  } else {
+    pre_result.exit_code = 0;  // nothing to precompile: nothing failed
+  }
   *core_s += pre_result.cpu_seconds;
   const std::string staging = (folder.dir / "submission").string() + "/";
   if (p.exit_code != 0) {

@@ -118,7 +118,7 @@ class LabCompiler {
   std::vector<std::string> build_command(const Folder& folder, const std::string& target, int jobs) const;
   /// lab07_precompile of the staged kernel into bin/lab07.jit-cache with `jobs` threads.
   std::vector<std::string> precompile_command(const Folder& folder, const StagedLab& lab, int jobs) const;
-  /// `argv` inside the compile sandbox of `folder` (as it is without a sandbox).
+  /// `argv` inside the compile sandbox of `folder` (as it is without a sandbox), at idle priority.
   std::vector<std::string> sandboxed(const Folder& folder, std::vector<std::string> argv,
                                      const std::vector<std::filesystem::path>& programs) const;
   /// Runs the compile (and lab 07's precompilation beside it); the combined outcome.
@@ -150,7 +150,8 @@ std::string first_compiler_errors(const std::string& log, const std::string& sta
 
 /// Copies the folder `from` into `to` as plain files and folders only (a link is left out, not
 /// followed): for folders the grader made or took out of a compile folder. The copy shares no
-/// inode with the original, so writing into one leaves the other as it was.
+/// inode with the original, so writing into one leaves the other as it was; each file keeps its
+/// modification time, so a restored build folder is as up to date for Ninja as the original.
 void copy_plain_tree(const std::filesystem::path& from, const std::filesystem::path& to);
 
 /// Replaces `to` with the plain files of the folder `from` (lab 07's precompiled cubins, beside

@@ -212,6 +212,38 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Perfor
   return out;
 }
 
+namespace {
+
+// The reference's phases that prove their time (correct outputs, a complete witness dialog).
+std::map<std::string, PhaseEvidence> proven_phases(const TimedRun& run) {
+  std::map<std::string, PhaseEvidence> phases;
+  for (const auto& [variant, v] : run.variants) {
+    if (v.judgement.pass && v.evidence && v.timed_outputs.pass) phases[variant] = *v.evidence;
+  }
+  return phases;
+}
+
+// `reference` with its phases timed again now, in the caller's turn on the GPU, for the grader's
+// clock: a machine busy with a class's other work (compiles, the other GPUs' checks, the
+// grader's own threads) lengthens every phase's window, the reference's as much as the
+// student's, so the windows compare only when taken under the same load. Hidden work still
+// lengthens the student's window past the reference's. The scoring baseline (median_ms) stays
+// the run's, the same for every student. `reference` as it was when the reference cannot run.
+ReferenceTiming reference_timed_again(const LabInfo& lab, const LabVariants& listing, const PerformanceCases& perf,
+                                      const ReferenceTiming& reference, GradingEnvironment& env) {
+  ReferenceTiming again = reference;
+  const std::optional<fs::path> exe = env.reference_exe(lab);
+  if (!exe) return again;
+  const fs::path dir = env.fresh_dir(lab.id() + "-reference-again");
+  const TimedRun run = run_timed(*exe, listing, perf, env, dir);
+  fs::remove_all(dir);
+  if (!run.failure.empty()) return again;
+  for (auto& [variant, phase] : proven_phases(run)) again.evidence[variant] = phase;
+  return again;
+}
+
+}  // namespace
+
 const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env) {
   if (const ReferenceTiming* cached = env.cached_reference(lab)) return *cached;
   ReferenceTiming t;
@@ -302,8 +334,9 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
     const fs::path again_dir = env.fresh_dir(lab.id() + "-performance-again");
     const TimedRun second = run_timed(exe, listing, perf, env, again_dir);
     fs::remove_all(again_dir);
+    const ReferenceTiming same_turn = reference_timed_again(lab, listing, perf, reference, env);
     for (std::size_t i = 0; i < scored.size(); ++i) {
-      VariantTiming retimed = score_variant(*scored[i], second, reference, *perf.at(scored[i]->problem), rubric);
+      VariantTiming retimed = score_variant(*scored[i], second, same_turn, *perf.at(scored[i]->problem), rubric);
       if (better(retimed, timings[i])) timings[i] = std::move(retimed);
     }
   }

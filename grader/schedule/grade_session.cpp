@@ -349,7 +349,17 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
   // Built before the GPU is asked for: a compile holds no GPU turn.
   const auto now_s = [this] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); };
   const double build_start = now_s();
-  const fs::path exe_dir = env_->fresh_dir("executables-" + name);
+  // Kept with --build-dir, to be run by hand as the grader ran them; else gone with the run.
+  fs::path exe_dir;
+  if (options_.build_dir.empty()) {
+    exe_dir = env_->fresh_dir("executables-" + name);
+  } else {
+    // A name that is no plain folder name ("..", from --submission ..) must not lead out of it.
+    const bool plain = !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+    exe_dir = build_root() / "executables" / (plain ? name : "submission");
+    fs::remove_all(exe_dir);
+    fs::create_directories(exe_dir);
+  }
   const std::vector<LabBuild> builds = lab_jobs().build_all(name, fs::absolute(folder), labs_, exe_dir);
   std::vector<LabExecutable> executables;
   for (const LabBuild& b : builds) executables.push_back(b.exe);
@@ -365,7 +375,7 @@ SubmissionResult GradeSession::grade_folder(const fs::path& folder, const std::s
     for (const LabBuild& b : builds) record->build_core_s += b.core_s;
     record->phases = phases;
   }
-  fs::remove_all(exe_dir);
+  if (options_.build_dir.empty()) fs::remove_all(exe_dir);
   return r;
 }
 

@@ -90,6 +90,7 @@ std::vector<std::string> sandbox_argv(const SandboxSpec& spec, const std::vector
   std::vector<std::string> a = {spec.bwrap.string(),
                                 "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                                 "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"};
+  if (spec.command_as_pid_1) a.push_back("--as-pid-1");
   std::vector<fs::path> path = spec.path;
   for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin"}) path.emplace_back(d);
   a.insert(a.end(), {"--setenv", "PATH", join(path), "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"});

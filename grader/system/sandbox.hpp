@@ -34,6 +34,11 @@ struct SandboxSpec {
   std::vector<std::filesystem::path> path;           ///< PATH inside (the system's bin folders are added)
   std::vector<std::filesystem::path> library_path;   ///< LD_LIBRARY_PATH inside (the driver's folder)
   std::filesystem::path working_dir;                 ///< --chdir (empty: the writable folder, else /)
+  /// The command is the PID namespace's first process (--as-pid-1), waited for by bwrap itself,
+  /// so that the grader's wait4 counts its CPU time (under bwrap's own init the time is lost).
+  /// For commands that wait for every process they start (a compile); a lab run keeps the init,
+  /// which reaps whatever a student's program leaves behind.
+  bool command_as_pid_1 = false;
 
   /// A copy with `more` added read-only.
   [[nodiscard]] SandboxSpec with_read_only(const std::vector<std::filesystem::path>& more) const;

@@ -12,13 +12,22 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "system/child_environment.hpp"
+#include "system/tool_paths.hpp"
 
 namespace convlab::grader {
+
+std::vector<std::string> at_idle_priority(std::vector<std::string> argv) {
+  static const std::optional<std::filesystem::path> chrt = find_tool("chrt");
+  if (chrt) argv.insert(argv.begin(), {chrt->string(), "--idle", "0"});
+  return argv;
+}
 
 std::string last_lines(const std::string& text, std::size_t n) {
   std::vector<std::string> lines;

@@ -34,6 +34,13 @@ std::string last_lines(const std::string& text, std::size_t n);
 ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                           const std::string& working_dir = "");
 
+/// `argv` (argv[0] a path) to be run under the SCHED_IDLE policy, through util-linux's chrt: the
+/// process and everything it starts run only on cores nothing else wants. A class's compiles run
+/// so, on every core, and still never delay the GPU's runs: a timed runner whose host thread
+/// waited for a core between its calls would show the grader's clock time that is not its
+/// kernel's (performance/time_checks.hpp). `argv` unchanged where there is no chrt.
+std::vector<std::string> at_idle_priority(std::vector<std::string> argv);
+
 /// Answers one line of a child's output (stdout and stderr, without its newline) with text for
 /// its stdin ("" for none). Called as each line arrives, so the caller can keep time by it.
 using LineDialog = std::function<std::string(std::string_view line)>;

@@ -50,3 +50,23 @@ TEST_CASE("subprocess: CPU seconds count the child's waited-for descendants, not
   CHECK(idle.seconds >= 0.35);
   CHECK(idle.cpu_seconds < 0.05);
 }
+
+TEST_CASE("subprocess: a command at idle priority runs under SCHED_IDLE, and so does what it starts",
+          "[subprocess]") {
+  const std::vector<std::string> argv =
+      at_idle_priority({"/bin/sh", "-c", "chrt -p $$; /bin/sh -c 'chrt -p $$'"});
+  if (argv.front() == "/bin/sh") {
+    WARN("SKIPPED: no chrt (util-linux) on this machine; compiles run at normal priority");
+    return;
+  }
+  const ProcessResult r = run_process(argv, std::chrono::seconds(10));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  // One line for the shell, one for its child.
+  std::size_t lines = 0;
+  for (std::size_t at = r.output.find("SCHED_IDLE"); at != std::string::npos; at = r.output.find("SCHED_IDLE", at + 1)) {
+    ++lines;
+  }
+  CHECK(lines == 2);
+  CHECK_THAT(r.output, !Catch::Contains("SCHED_OTHER"));
+}

@@ -287,6 +287,24 @@ TEST_CASE("timed runs: a time reported below the grader's clock is replaced by t
   CHECK(*v.time_ms > 0.5);  // about the 1 ms it took, not the 0.05 it claimed
 }
 
+TEST_CASE("timed runs: an honest lab timed while the machine is busy keeps its points: its window is compared with "
+          "the reference's timed again in the same turn",
+          "[timing][grader]") {
+  TempDir tmp("timed-busy");
+  // The reference is timed first on a quiet machine, then the machine gets busy: every window
+  // from then on, the lab's and the reference's, is 20 times its calls' time.
+  const std::string reference = "--fake busy --fake-time-ms 0.1 --fake-target " + (tmp.path() / "quiet-once").string();
+  const LabResult l = grade_fake_lab(tmp, "--fake busy --fake-time-ms 0.1", test_settings(), reference).lab;
+  INFO(l.headline());
+  REQUIRE(l.performance.variants.size() == 1);
+  const VariantTiming& v = l.performance.variants[0];
+  CHECK(v.flags.empty());
+  REQUIRE(v.time_ms);
+  CHECK(*v.time_ms == Approx(0.1).margin(0.001));  // its own time, not the busy window's
+  CHECK(l.points() == Approx(l.max_points()));
+  CHECK(fs::exists(tmp.path() / "quiet-once"));  // the reference's first run was the quiet one
+}
+
 TEST_CASE("timed runs: work hidden from the events is scored by the wall clock", "[timing][grader]") {
   TempDir tmp("timed-off-stream");
   const LabResult l = grade_fake_lab(tmp, "--fake off-stream --fake-time-ms 1").lab;

@@ -307,16 +307,21 @@ TEST_CASE("gpu: every wrong submission is rejected for its reason, and the batch
     check_expectations(name, r.report.at("submission"), e);
   }
 
-  // 3. The cheat is stopped only by the grader hiding expected.npy: built the same way and run
-  //    by hand on the public datasets (expected.npy next to every input), it "passes".
+  // 3. Past the host-code check (which refuses it: it opens files), the cheat is stopped only by
+  //    the grader hiding expected.npy: the executable the grader built and ran (kept with
+  //    --build-dir), run by hand on the public datasets (expected.npy next to every input),
+  //    "passes".
   const GraderRun cheat = run_grader({"grade", "--submission", (wrong / "reads-expected").string(), "--labs", "01",
-                                      "--timeout", "10", "--build-dir", build.string()},
+                                      "--timeout", "10", "--build-dir", build.string(), "--no-host-code-check"},
                                      "cheat");
   INFO(tail(cheat.process.output));
   REQUIRE(cheat.process.exit_code == kGraded);
+  CHECK(lab_of(cheat.report.at("submission"), "01").at("correctness").at("runs").get<int>() > 0);  // built, and run
   CHECK(lab_of(cheat.report.at("submission"), "01").at("correctness").at("passed") == 0);
   const ProcessResult by_hand = run_process(
-      {(build / "labs" / "bin" / "lab01").string(), (kSource / "datasets" / "conv2d").string(), "--no-time", "--quiet"}, 600s);
+      {(build / "executables" / "reads-expected" / "lab01" / "lab01").string(), (kSource / "datasets" / "conv2d").string(),
+       "--no-time", "--quiet"},
+      600s);
   INFO(tail(by_hand.output));
   CHECK(by_hand.exit_code == 0);  // every case "passes" when the answers are there to copy
 
