@@ -259,21 +259,19 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& l
     }
     t.copy_gb_per_s = run.copy_gb_per_s;
     t.fma_gflop_per_s = run.fma_gflop_per_s;
+    t.evidence = proven_phases(run);
     for (const auto& [variant, v] : run.variants) {
       // The reference solution is the grader's own code, but it passes the same checks: a
       // reference whose phase proves nothing cannot be compared with.
-      const bool proven = v.evidence && v.timed_outputs.pass;
-      if (t.unavailable.empty() && (!v.judgement.pass || !proven)) {
+      if (t.unavailable.empty() && !t.evidence.count(variant)) {
         t.unavailable = fmt::format("the reference solution's {} is wrong on the performance case: {}", variant,
                                     !v.judgement.pass ? v.judgement.message
                                     : !v.evidence     ? v.unverified
                                                       : v.timed_outputs.message);
       }
-      if (proven) {  // the same number the submission's check_time starts from
-        t.median_ms[variant] = v.evidence->event_ms;
-        t.evidence[variant] = *v.evidence;
-      }
     }
+    // The same number the submission's check_time starts from.
+    for (const auto& [variant, phase] : t.evidence) t.median_ms[variant] = phase.event_ms;
   }
   return env.store_reference(lab, std::move(t));
 }
