@@ -48,7 +48,10 @@ bool build_harness_with_cmake(const HarnessSettings& settings, double* core_s, s
   const fs::path build = settings.build_dir;
   fs::create_directories(build);
   if (settings.progress) settings.progress(fmt::format("configuring the lab harness's build in {}", build.string()));
-  const ProcessResult conf = run_process(grader_configure_command(settings.source_dir, build, settings.cuda_architectures), 600s);
+  // At idle priority, as every build step of a run (system/subprocess.hpp): it may run while the
+  // references are timed.
+  const ProcessResult conf =
+      run_process(at_idle_priority(grader_configure_command(settings.source_dir, build, settings.cuda_architectures)), 600s);
   *core_s += conf.cpu_seconds;
   if (conf.exit_code != 0) {
     *error = fmt::format("cmake could not configure the lab harness's build ({}):\n{}", conf.describe(),
@@ -64,7 +67,7 @@ bool build_harness_with_cmake(const HarnessSettings& settings, double* core_s, s
                                    "convlab_runner", "convlab_autotune", "lab07_precompile"};
   for (const std::string& lab : settings.labs) argv.push_back("convlab_lab_main" + lab);
   argv.insert(argv.end(), {"-j", std::to_string(jobs)});
-  const ProcessResult harness = run_process(argv, 1800s);
+  const ProcessResult harness = run_process(at_idle_priority(argv), 1800s);
   *core_s += harness.cpu_seconds;
   if (harness.exit_code != 0) {
     *error = fmt::format("the lab harness does not build ({}):\n{}", harness.describe(), last_lines(harness.output, 15));

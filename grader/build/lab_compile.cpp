@@ -242,7 +242,7 @@ std::optional<LabCompiler::Folder> LabCompiler::configure_folder(std::string* er
                            "-DCONVLAB_PREBUILT_HARNESS=" + settings_.harness->dir().string(),
                            "-DCMAKE_SUPPRESS_REGENERATION=ON"});
   if (settings_.progress) settings_.progress(fmt::format("configuring a compile folder, {}", folder.dir.string()));
-  const ProcessResult conf = run_process(argv, 600s);
+  const ProcessResult conf = run_process(at_idle_priority(argv), 600s);  // while other students are graded
   {
     std::lock_guard<std::mutex> lock(mutex_);
     setup_core_s_ += conf.cpu_seconds;

@@ -35,8 +35,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
                           const std::string& working_dir = "");
 
 /// `argv` (argv[0] a path) to be run under the SCHED_IDLE policy, through util-linux's chrt: the
-/// process and everything it starts run only on cores nothing else wants. A class's compiles run
-/// so, on every core, and still never delay the GPU's runs: a timed runner whose host thread
+/// process and everything it starts run only on cores nothing else wants. Every build step of a
+/// grading run (the harness, configuring a compile folder, a lab's compile) runs so, on every
+/// core, and still never delays the GPU's runs: a timed runner whose host thread
 /// waited for a core between its calls would show the grader's clock time that is not its
 /// kernel's (performance/time_checks.hpp). `argv` unchanged where there is no chrt.
 std::vector<std::string> at_idle_priority(std::vector<std::string> argv);
