@@ -66,8 +66,8 @@ print(f"{'run':<9} {'wall':>8} {'(grader)':>8} {'bound':>8} {'wall/bound':>10} {
       f"{'build core-s':>12} {'cores':>5} {'GPU-s':>8} {'GPUs':>4} {'compiles':>8} {'shared':>6}")
 walls = {}
 for name in ("one-gpu", "two-gpus"):
-    if not os.path.exists(f"{out}/{name}.wall"):
-        print(f"{name:<9} (not run yet: RUNS={name})")
+    if not os.path.exists(f"{out}/{name}.wall") or not open(f"{out}/{name}.wall").read().strip():
+        print(f"{name:<9} (not run yet, or it did not finish: RUNS={name})")
         continue
     wall = walls[name] = float(open(f"{out}/{name}.wall").read())
     m = json.load(open(f"{out}/{name}.schedule.json"))["measured"]
