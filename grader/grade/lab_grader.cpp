@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -285,27 +287,54 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
   if (executables.size() != labs.size()) {
     throw std::invalid_argument(fmt::format("{} executables for {} labs", executables.size(), labs.size()));
   }
+  bool handed = false;
+  const BuiltLabs all_at_once = [&] {
+    std::vector<std::pair<std::size_t, LabExecutable>> lot;
+    if (!handed) {
+      for (std::size_t i = 0; i < labs.size(); ++i) lot.emplace_back(i, executables[i]);
+    }
+    handed = true;
+    return lot;
+  };
+  return grade_submission_as_built(name, kind, path, labs, all_at_once, env, phases);
+}
+
+SubmissionResult grade_submission_as_built(const std::string& name, const std::string& kind, const fs::path& path,
+                                           const std::vector<LabInfo>& labs, const BuiltLabs& built,
+                                           GradingEnvironment& env, GpuPhases* phases) {
+  using Clock = std::chrono::steady_clock;
   GpuPhases local;
   GpuPhases& times = phases != nullptr ? *phases : local;
-  std::vector<CheckedLab> checked;
-  {
+  // Checks, lot by lot as the labs are built: a shared turn per lot, none held while waiting.
+  std::vector<std::optional<CheckedLab>> checked(labs.size());
+  for (std::size_t left = labs.size(); left > 0;) {
+    const Clock::time_point asked = Clock::now();
+    std::vector<std::pair<std::size_t, LabExecutable>> lot = built();
+    times.waited_for_builds_s += std::chrono::duration<double>(Clock::now() - asked).count();
+    if (lot.empty()) throw std::logic_error(fmt::format("{}: {} labs were never handed over for grading", name, left));
     const GpuTurns::Turn turn = env.gpu_turns().shared();
+    if (!times.first_check) times.first_check = Clock::now();
     times.waited_s += turn.waited_s();
-    for (std::size_t i = 0; i < labs.size(); ++i) checked.push_back(check_lab(labs[i], executables[i], env));
+    for (const auto& [i, executable] : lot) {
+      if (i >= labs.size() || checked[i]) throw std::logic_error(fmt::format("{}: lab position {} handed over twice or unknown", name, i));
+      checked[i] = check_lab(labs[i], executable, env);
+      --left;
+    }
     times.checks_s += turn.held_s();
   }
-  if (std::any_of(checked.begin(), checked.end(), [&](const CheckedLab& c) { return c.needs_gpu_alone(env.settings()); })) {
+  // Timing: one turn alone for every lab, so that the student's timed runs follow one another.
+  if (std::any_of(checked.begin(), checked.end(), [&](const std::optional<CheckedLab>& c) { return c->needs_gpu_alone(env.settings()); })) {
     const GpuTurns::Turn turn = env.gpu_turns().alone();
     times.waited_s += turn.waited_s();
-    for (CheckedLab& c : checked) time_lab(c, env);
+    for (std::optional<CheckedLab>& c : checked) time_lab(*c, env);
     times.timing_s += turn.held_s();
   }
   SubmissionResult s;
   s.name = name;
   s.kind = kind;
   s.path = path;
-  for (CheckedLab& c : checked) {
-    LabResult r = finish_lab(std::move(c), env);
+  for (std::optional<CheckedLab>& c : checked) {
+    LabResult r = finish_lab(std::move(*c), env);
     if (r.could_not_grade) s.could_not_grade.push_back(fmt::format("{}: {}", r.lab.id(), r.could_not_grade_reason));
     s.labs.push_back(std::move(r));
   }

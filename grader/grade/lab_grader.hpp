@@ -5,18 +5,22 @@
 // A lab is graded in three steps, so that students graded on one GPU at once can share it
 // where sharing is fair (session/gpu_turns.hpp): check_lab (correctness, sanitizers: a shared
 // turn), time_lab (timing, Nsight Compute: a turn alone), finish_lab (the model's prediction and
-// the points: no GPU). A submission takes one shared turn for all its labs' checks, then one
-// turn alone for all their timing.
+// the points: no GPU). A submission takes one shared turn for its labs' checks (or one per lot
+// of labs, when they are handed over as they are built), then one turn alone for all their
+// timing.
 //
 // Where the executables come from (the project's build, or a submission built out of tree) is
 // the caller's business: this part only runs them, which is what lets the CPU tests drive it
 // with fake lab runners.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "build/lab_compile.hpp"
@@ -50,9 +54,12 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
 
 /// Where one submission's time on its GPU went (grader batch --schedule).
 struct GpuPhases {
-  double checks_s = 0;  ///< in its shared turn
+  double checks_s = 0;  ///< in its shared turns
   double timing_s = 0;  ///< in its turn alone
   double waited_s = 0;  ///< waiting for its turns
+  double waited_for_builds_s = 0;  ///< waiting for labs still compiling, holding no turn
+  /// When its first check began (its first shared turn taken); unset if it never took one.
+  std::optional<std::chrono::steady_clock::time_point> first_check;
 };
 
 /// Grades the labs of one submission, `executables[i]` being the lab `labs[i]`'s, built or found
@@ -61,5 +68,19 @@ struct GpuPhases {
 SubmissionResult grade_submission(const std::string& name, const std::string& kind, const std::filesystem::path& path,
                                   const std::vector<LabInfo>& labs, const std::vector<LabExecutable>& executables,
                                   GradingEnvironment& env, GpuPhases* phases = nullptr);
+
+/// Labs of one submission handed over as they are built: each call waits until at least one
+/// more lab is built and returns those built since the last call, as (position in `labs`,
+/// executable); it returns none once every lab has been handed over.
+using BuiltLabs = std::function<std::vector<std::pair<std::size_t, LabExecutable>>()>;
+
+/// Grades a submission whose labs are still being built: each lot `built` hands over is checked
+/// in a shared turn while the rest compile (no turn is held while waiting, so other students use
+/// the GPU meanwhile), then one turn alone times them all. The result is the one
+/// grade_submission gives with every lab built beforehand.
+/// @throws std::logic_error if `built` hands over a position twice or outside `labs`.
+SubmissionResult grade_submission_as_built(const std::string& name, const std::string& kind,
+                                           const std::filesystem::path& path, const std::vector<LabInfo>& labs,
+                                           const BuiltLabs& built, GradingEnvironment& env, GpuPhases* phases = nullptr);
 
 }  // namespace convlab::grader

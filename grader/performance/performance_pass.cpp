@@ -277,8 +277,8 @@ const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& l
 }
 
 void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment& env) {
-  const GpuTurns::Turn turn = env.gpu_turns().alone();
   for (const LabInfo& lab : labs) {
+    const GpuTurns::Turn turn = env.gpu_turns().alone();  // the listing, too, runs the reference
     std::string why;
     const LabVariants* listing = env.variants(lab, std::nullopt, &why);
     if (listing == nullptr) continue;

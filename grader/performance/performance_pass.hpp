@@ -50,10 +50,11 @@ TimedRun run_timed(const std::filesystem::path& exe, const LabVariants& listing,
 /// first use, then kept in `env` for the rest of the run (every submission of a batch).
 const ReferenceTiming& reference_timing(const LabInfo& lab, const LabVariants& listing, GradingEnvironment& env);
 
-/// Times the reference solutions of `labs` now, in one turn alone on the environment's GPU,
-/// those not timed yet: a class pipeline does it while its GPUs wait for the first builds, so
-/// that no student's turn alone is spent on them. A lab whose variants cannot be listed is left
-/// for its first student, who reports why.
+/// Times the reference solutions of `labs` now, those not timed yet, each lab in a turn alone on
+/// the environment's GPU: a class pipeline does it while the first builds run, so that no
+/// student's turn alone is spent on them, and a turn per lab lets the first students' checks
+/// start between two labs' references. A lab whose variants cannot be listed is left for its
+/// first student, who reports why.
 void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment& env);
 
 /// The performance result of a lab whose correctness allows it: the lab timed, its time

@@ -106,7 +106,8 @@ json schedule_json(const ClassOutcome& outcome) {
     list.push_back({{"submission", r.submission}, {"build_start_s", r.build_start_s}, {"build_end_s", r.build_end_s},
                     {"build_core_s", r.build_core_s}, {"labs", labs}, {"gpu", r.gpu}, {"gpu_worker", r.gpu_worker},
                     {"gpu_start_s", r.gpu_start_s}, {"gpu_end_s", r.gpu_end_s}, {"checks_s", r.phases.checks_s},
-                    {"timing_s", r.phases.timing_s}, {"waited_s", r.phases.waited_s}});
+                    {"timing_s", r.phases.timing_s}, {"waited_s", r.phases.waited_s},
+                    {"waited_for_builds_s", r.phases.waited_for_builds_s}});
   }
   const ClassCost& c = outcome.cost;
   const json measured = {{"cores", c.cores},

@@ -39,11 +39,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A submission between the stages.
+// A submission handed to the GPUs: its first lab is built, the rest follow (Student::pending).
 struct Built {
   std::size_t index = 0;
   fs::path exe_dir;
-  std::vector<LabExecutable> executables;
 };
 
 SubmissionResult failed_result(const ClassSubmission& s, const std::string& why) {
@@ -70,6 +69,7 @@ class Pipeline {
     for (int w = 0; w < builders && !plan_.submissions.empty(); ++w) threads.emplace_back([this] { build_thread(); });
     for (const GpuSlot& gpu : plan_.gpus) gpus_.push_back(std::make_unique<SharedGpu>(gpu));
     for (const std::unique_ptr<SharedGpu>& gpu : gpus_) {
+      threads.emplace_back([this, g = gpu.get()] { set_up_gpu(*g); });
       for (int w = 0; w < plan_.students_per_gpu; ++w) {
         threads.emplace_back([this, g = gpu.get(), w] { gpu_worker(*g, w); });
       }
@@ -81,13 +81,15 @@ class Pipeline {
  private:
   double now_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-  // One student's builds, between being opened (its labs read) and handed to the GPUs.
+  // One student's builds, from being opened (its labs read) to its last lab handed to a GPU.
   struct Student {
     bool opened = false;
     std::vector<StagedLab> staged;  ///< in the order to build them
-    std::string error;              ///< its folder or a build threw: not graded
+    std::string error;              ///< its folder could not be read: not graded
     std::size_t left = 0;           ///< labs not built yet
     std::vector<LabBuild> builds;   ///< in the run's lab order
+    bool handed = false;            ///< on the GPUs' queue, or taken by a GPU worker
+    std::vector<std::size_t> pending;  ///< built labs (positions in the run's order) its worker has not taken yet
   };
 
   // Under the dispatch lock, when the student's first job is handed out: reads its labs.
@@ -138,29 +140,41 @@ class Pipeline {
     ready_cv_.notify_all();
   }
 
+  // A lab goes to the GPUs as soon as it is built: a student is handed to a GPU worker with its
+  // first lab, and its other labs follow while the worker checks it (grade_submission_as_built),
+  // so a GPU starts on the first student after its quickest lab's compile, not its slowest's.
   void build_one(std::size_t i, std::size_t j, CoreBudget::Ticket ticket) {
     Student& st = students_[i];
-    LabBuild b;
-    std::string error;
-    const bool failed = [&] {
+    const bool unreadable = [&] {
       std::lock_guard<std::mutex> lock(mutex_);
-      return !st.error.empty();  // its folder, or another of its labs, failed: this one is not built
+      return !st.error.empty();  // its folder could not be read: nothing of it is built
     }();
-    if (!failed) {
+    LabBuild b;
+    if (!unreadable) {
       try {
         b = plan_.build(plan_.submissions[i], st.staged[j], exe_dir_of(i), std::move(ticket));
-      } catch (const std::exception& e) {
-        error = e.what();
+      } catch (const std::exception& e) {  // the grader's own failure: this lab alone is not graded
+        b = LabBuild{};
+        b.lab = st.staged[j].lab.id();
+        b.start_s = b.end_s = now_s();
+        b.exe.could_not_grade = fmt::format("the grader could not build {}: {}", b.lab, e.what());
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!error.empty() && st.error.empty()) st.error = error;
     if (st.error.empty()) {
       const auto at = std::find_if(plan_.labs.begin(), plan_.labs.end(),
                                    [&](const LabInfo& l) { return l.id() == st.staged[j].lab.id(); });
-      st.builds[static_cast<std::size_t>(at - plan_.labs.begin())] = std::move(b);
+      const auto position = static_cast<std::size_t>(at - plan_.labs.begin());
+      st.builds[position] = std::move(b);
+      st.pending.push_back(position);
+      if (!st.handed) {
+        st.handed = true;
+        ready_.push_back(Built{i, exe_dir_of(i)});
+        ready_cv_.notify_one();
+      }
     }
     if (--st.left == 0) student_built(i);
+    built_cv_.notify_all();
   }
 
   // Under the lock: the student's last lab is built.
@@ -181,12 +195,24 @@ class Pipeline {
     if (!st.error.empty()) {
       rec.build_end_s = std::max(rec.build_end_s, now_s());
       finish_locked(i, failed_result(plan_.submissions[i], st.error));
-      return;
     }
-    Built b{i, exe_dir_of(i), {}};
-    for (const LabBuild& lb : st.builds) b.executables.push_back(lb.exe);
-    ready_.push_back(std::move(b));
-    ready_cv_.notify_one();
+  }
+
+  // For the GPU worker grading student i: the labs built since the last call, waiting for one.
+  std::vector<std::pair<std::size_t, LabExecutable>> take_built(std::size_t i) {
+    Student& st = students_[i];
+    std::unique_lock<std::mutex> lock(mutex_);
+    built_cv_.wait(lock, [&] { return !st.pending.empty() || st.left == 0; });
+    std::vector<std::pair<std::size_t, LabExecutable>> lot;
+    for (const std::size_t position : st.pending) lot.emplace_back(position, st.builds[position].exe);
+    st.pending.clear();
+    return lot;
+  }
+
+  // Waits until student i has no build running: its executables' folder is no longer written.
+  void wait_until_built(std::size_t i) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    built_cv_.wait(lock, [&] { return students_[i].left == 0; });
   }
 
   ClassOutcome outcome() {
@@ -226,25 +252,47 @@ class Pipeline {
   struct SharedGpu {
     explicit SharedGpu(GpuSlot g) : slot(std::move(g)) {}
     GpuSlot slot;
-    std::once_flag made;
+    std::mutex mutex;
+    std::condition_variable made_cv;
+    bool made = false;  ///< set_up_gpu has made env, or failed to (setup_error)
     std::unique_ptr<GradingEnvironment> env;
     std::string setup_error;
   };
+
+  // Each GPU's grading environment, made once; then, while the first builds run, its reference
+  // solutions are timed, each lab in a turn alone, so that the first students' checks can come
+  // between them (time_references_ahead).
+  void set_up_gpu(SharedGpu& shared) {
+    const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", shared.slot.visible_id}});
+    {
+      std::lock_guard<std::mutex> lock(shared.mutex);
+      try {
+        shared.env = plan_.make_environment(shared.slot);
+      } catch (const std::exception& e) {
+        shared.setup_error = e.what();
+      }
+      shared.made = true;
+    }
+    shared.made_cv.notify_all();
+    if (!shared.env) return;
+    try {
+      time_references_ahead(plan_.labs, *shared.env);
+    } catch (const std::exception&) {
+      // A reference that cannot be timed now is timed, or reported, by its lab's first student.
+    }
+  }
+
+  GradingEnvironment* environment_of(SharedGpu& shared) {
+    std::unique_lock<std::mutex> lock(shared.mutex);
+    shared.made_cv.wait(lock, [&] { return shared.made; });
+    return shared.env.get();
+  }
 
   void gpu_worker(SharedGpu& shared, int worker) {
     const GpuSlot& gpu = shared.slot;
     // Every child this thread starts sees this GPU only.
     const ScopedChildEnvironment device({{"CUDA_VISIBLE_DEVICES", gpu.visible_id}});
-    std::call_once(shared.made, [&] {
-      try {
-        shared.env = plan_.make_environment(gpu);
-        // While the first builds run, the GPU would be idle: the references are timed now.
-        time_references_ahead(plan_.labs, *shared.env);
-      } catch (const std::exception& e) {
-        shared.setup_error = e.what();
-      }
-    });
-    GradingEnvironment* env = shared.env.get();
+    GradingEnvironment* env = environment_of(shared);
     while (std::optional<Built> b = next_built()) {
       const ClassSubmission& s = plan_.submissions[b->index];
       {
@@ -259,16 +307,21 @@ class Pipeline {
         if (!env) {
           throw std::runtime_error(fmt::format("GPU {} could not be set up: {}", gpu.index, shared.setup_error));
         }
-        r = grade_submission(s.name, "submission", fs::absolute(s.folder), plan_.labs, b->executables, *env, &phases);
+        r = grade_submission_as_built(s.name, "submission", fs::absolute(s.folder), plan_.labs,
+                                      [this, i = b->index] { return take_built(i); }, *env, &phases);
       } catch (const std::exception& e) {  // the grader's own failure on this folder: note it, go on
         r = failed_result(s, e.what());
       }
+      wait_until_built(b->index);
       std::error_code ec;
       fs::remove_all(b->exe_dir, ec);
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        schedule_[b->index].gpu_end_s = now_s();
-        schedule_[b->index].phases = phases;
+        ScheduleRecord& rec = schedule_[b->index];
+        // On the GPU from its first check (before it, the worker waited for a turn).
+        if (phases.first_check) rec.gpu_start_s = std::chrono::duration<double>(*phases.first_check - start_).count();
+        rec.gpu_end_s = now_s();
+        rec.phases = phases;
       }
       finish(b->index, std::move(r), gpu.index);
     }
@@ -302,7 +355,8 @@ class Pipeline {
   std::mutex dispatch_mutex_;                    // guards the next build job
   std::size_t next_student_ = 0, next_lab_ = 0;
   std::mutex mutex_;
-  std::condition_variable ready_cv_;
+  std::condition_variable ready_cv_;  // a student handed to the GPUs, or the builders done
+  std::condition_variable built_cv_;  // a lab built
   std::deque<Built> ready_;
   int builders_left_ = 0;
   std::size_t done_ = 0;

@@ -2,18 +2,21 @@
 // (schedule/lab_jobs.hpp: from the shared compile store, or compiled with cores from the run's
 // budget), taken in the students' order, so the first students are built with as many cores as
 // their labs can use and reach the GPUs first, and the later ones are built while the GPUs grade.
-// A student is graded as soon as its last lab is built. GPU workers grade the built students —
-// correctness, sanitizer, timing: each GPU has `students_per_gpu` workers, each grading one
-// student at a time; the students on one GPU share it for their correctness and sanitizer runs
-// and take turns for their timed runs, so that a timed run always has the GPU to itself
-// (session/gpu_turns.hpp). Each GPU has one grading environment, shared by its workers, so the
-// reference solutions are timed once per GPU, on the GPU whose students they are compared with,
-// and before its first student, while the first builds run. Every child a GPU worker starts sees
-// only its GPU (CUDA_VISIBLE_DEVICES).
+// A student goes to the GPUs with its first built lab, and its other labs follow as they are
+// built: its worker checks each lot in a shared turn while the rest compile (a student's slowest
+// compile, lab 07's one file, no longer keeps its quick labs, and at the start of a run the GPUs,
+// waiting). GPU workers grade the students — correctness, sanitizer, timing: each GPU has
+// `students_per_gpu` workers, each grading one student at a time; the students on one GPU share
+// it for their correctness and sanitizer runs and take turns for their timed runs, so that a
+// timed run always has the GPU to itself (session/gpu_turns.hpp). Each GPU has one grading
+// environment, shared by its workers, so the reference solutions are timed once per GPU, on the
+// GPU whose students they are compared with: from the start of the run, while the first builds
+// run, a lab at a time, each in a turn alone, so that the first students' checks come between
+// them. Every child a GPU worker starts sees only its GPU (CUDA_VISIBLE_DEVICES).
 //
 // The results come back sorted by the submission's name whatever the order in which they
-// finished, so the reports are the same as those of one student after another. A build or a
-// grading that throws costs only that student.
+// finished, so the reports are the same as those of one student after another. A build that
+// throws costs only that lab; a grading that throws, only that student.
 #pragma once
 
 #include <chrono>
@@ -48,6 +51,7 @@ struct ScheduleRecord {
   std::vector<LabBuild> labs;  ///< each lab's build, in the run's lab order
   int gpu = -1;  ///< GpuSlot::index; -1: never reached a GPU (its build threw)
   int gpu_worker = -1;  ///< which of the GPU's workers: 0 .. students_per_gpu-1
+  /// From its first check (its first lab built and a shared turn taken) to its result.
   double gpu_start_s = 0, gpu_end_s = 0;
   GpuPhases phases;  ///< its time on the GPU: checks (shared), timing (alone), waiting for turns
 };
@@ -61,7 +65,7 @@ struct ClassCost {
   double harness_core_s = 0;      ///< of which the harness (0 when prebuilt: --harness)
   double setup_core_s = 0;        ///< of which configuring compile folders
   std::vector<double> gpu_busy_s; ///< per GPU: seconds some student's (or the references') turn held it
-  double first_on_gpu_s = -1;     ///< when the first student's grading began (-1: none did)
+  double first_on_gpu_s = -1;     ///< when the first check of a student began (-1: none did)
   int compiles = 0;               ///< lab compiles that ran
   int shared = 0;                 ///< labs copied from an identical student's compile
   [[nodiscard]] double gpu_s() const;

@@ -188,15 +188,17 @@ void check_devices(const ClassOutcome& out, const std::vector<ChildRun>& runs) {
     }
   }
   CHECK(reference_timings == std::map<std::string, int>{{"3", 1}, {"7", 1}});
-  // ... and before any student's run on it: timed while the first builds ran, it takes no
-  // student's turn alone.
+  // ... in a turn alone, and before any student's timed run on it: timed while the first builds
+  // ran, it takes no student's turn alone (a student's checks may come before it).
   for (const auto& [device, list] : runs_by_device(runs)) {
-    long long reference_end = 0;
-    for (const ChildRun& r : list) {
-      if (r.who == "reference" && r.kind == "timed") reference_end = r.end;
-    }
-    for (const ChildRun& r : list) {
-      if (r.who != "reference") CHECK(r.start >= reference_end);
+    for (const ChildRun& ref : list) {
+      if (ref.who != "reference" || ref.kind != "timed") continue;
+      for (const ChildRun& r : list) {
+        if (r.who == "reference") continue;
+        INFO("device " << device << ": " << r.who << "'s " << r.kind << " run beside the reference's timing");
+        CHECK_FALSE(overlap(r, ref));
+        if (r.kind == "timed") CHECK(r.start >= ref.end);
+      }
     }
   }
 }
@@ -214,7 +216,7 @@ TEST_CASE("class pipeline: one student per GPU grades them one after another, ea
   for (const ScheduleRecord& r : out.schedule) {
     REQUIRE(r.gpu >= 0);
     CHECK(r.gpu_worker == 0);
-    CHECK(r.build_end_s <= r.gpu_start_s);  // built before it was graded
+    CHECK(r.build_end_s <= r.gpu_start_s);  // one lab: built before it was checked
     CHECK(r.gpu_start_s < r.gpu_end_s);
     by_gpu[r.gpu].push_back(&r);
   }
@@ -350,7 +352,7 @@ TEST_CASE("gpu turns: busy time is the time some turn was held, overlaps counted
   CHECK(total < after_shared + 0.1 + 0.2);
 }
 
-TEST_CASE("class pipeline: a build that throws, a crash and a hang cost only their student", "[grader][class]") {
+TEST_CASE("class pipeline: a build that throws costs only its lab, a crash and a hang only their student", "[grader][class]") {
   FakeClass c("class-isolation", {{"a-good", "--fake-time-ms 1"},
                                   {"b-build-throws", "--fake-time-ms 1"},
                                   {"c-crashes", "--fake crash"},
@@ -367,10 +369,12 @@ TEST_CASE("class pipeline: a build that throws, a crash and a hang cost only the
   CHECK(out.results[4].score() == Approx(good.max_score()));
 
   const SubmissionResult& thrown = out.results[1];
-  CHECK(thrown.labs.empty());
+  REQUIRE(thrown.labs.size() == 1);
+  CHECK(thrown.labs[0].could_not_grade);
+  CHECK_FALSE(thrown.labs[0].built);
   REQUIRE(thrown.could_not_grade.size() == 1);
-  CHECK_THAT(thrown.could_not_grade[0], Catch::Contains("the build folder vanished"));
-  CHECK(out.schedule[1].gpu == -1);  // it never took a GPU
+  CHECK_THAT(thrown.could_not_grade[0], Catch::Contains("lab01: the grader could not build lab01: the build folder vanished"));
+  CHECK(thrown.score() == 0);
 
   const SubmissionResult& crashed = out.results[2];
   CHECK(crashed.could_not_grade.empty());  // the lab's fault, not the grader's

@@ -45,6 +45,7 @@ LabInfo lab03() { return {"03", "03-tiled-output", {"tiled_output.cu"}}; }
 // produce by anything but this compile of its bytes.
 struct FakeCompiles {
   double seconds = 0.05;
+  std::map<std::string, double> seconds_of;  ///< a lab's own compile time ("lab03"), else `seconds`
   std::mutex mutex;
   int count = 0;
   struct Interval {
@@ -56,7 +57,8 @@ struct FakeCompiles {
 
   LabExecutable run(const StagedLab& lab, int cores, const fs::path& out_dir, double* core_s) {
     const auto start = std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const auto own = seconds_of.find(lab.lab.id());
+    std::this_thread::sleep_for(std::chrono::duration<double>(own != seconds_of.end() ? own->second : seconds));
     int n = 0;
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -114,8 +116,9 @@ struct ClassOfLabs {
     }
   }
 
-  ClassOutcome grade(int gpus) {
+  ClassOutcome grade(int gpus, int students_per_gpu = 1) {
     ClassPlan p;
+    p.students_per_gpu = students_per_gpu;
     for (const auto& e : fs::directory_iterator(tmp.path() / "class")) {
       p.submissions.push_back({e.path().filename().string(), e.path(), ""});
     }
@@ -344,8 +347,10 @@ TEST_CASE("class schedule: the cores are never overcommitted, the first students
   // The first student's lab01 had the two cores it can use; its build ended first.
   CHECK(lab_of(out.schedule[0], "lab01").cores == 2);
   for (const ScheduleRecord& r : out.schedule) CHECK(out.schedule[0].build_end_s <= r.build_end_s + 0.02);
-  // Pipelined: the first student was on the GPU before the last one was built.
-  CHECK(out.cost.first_on_gpu_s >= out.schedule[0].build_end_s);
+  // Pipelined: the first student was on the GPU before the last one was built, once one of its
+  // labs was.
+  const double first_lab_built = std::min(lab_of(out.schedule[0], "lab01").end_s, lab_of(out.schedule[0], "lab03").end_s);
+  CHECK(out.cost.first_on_gpu_s >= first_lab_built);
   CHECK(out.cost.first_on_gpu_s < out.schedule.back().build_end_s);
   // Measured for the bound: 16 compiles of 0.5 CPU seconds each, and the GPU's busy time.
   double core_s = 0;
@@ -354,6 +359,34 @@ TEST_CASE("class schedule: the cores are never overcommitted, the first students
   REQUIRE(out.cost.gpu_busy_s.size() == 1);
   CHECK(out.cost.gpu_busy_s[0] > 0);
   CHECK(out.cost.gpu_busy_s[0] <= out.cost.wall_s);
+}
+
+TEST_CASE("class schedule: a student's quick lab is checked on the GPU while its slow lab still compiles, and "
+          "its points are those of a student built whole",
+          "[grader][store][class]") {
+  ClassOfLabs c("store-as-built", 4, 1, {{"s0", "// s0\n"}, {"s1", "// s1\n"}});
+  c.compiles.seconds = 0.05;
+  c.compiles.seconds_of["lab03"] = 1.5;
+  const ClassOutcome out = c.grade(1, 2);  // two students at once on the GPU
+  REQUIRE(out.schedule.size() == 2);
+  for (const ScheduleRecord& r : out.schedule) {
+    INFO(r.submission << ": lab01 built " << lab_of(r, "lab01").end_s << ", lab03 built " << lab_of(r, "lab03").end_s
+                      << ", first check " << r.gpu_start_s << ", waited for builds " << r.phases.waited_for_builds_s);
+    REQUIRE(r.gpu >= 0);
+    CHECK(r.gpu_start_s >= lab_of(r, "lab01").end_s);  // checked once built, not before
+    CHECK(r.gpu_start_s < lab_of(r, "lab03").end_s);   // ... and not only once its slowest lab was
+    CHECK(r.gpu_end_s >= lab_of(r, "lab03").end_s);
+    CHECK(r.phases.waited_for_builds_s > 0.5);         // it waited for lab03 holding no turn
+  }
+  CHECK(out.cost.first_on_gpu_s < 1.0);
+  for (const SubmissionResult& s : out.results) {
+    INFO(s.name);
+    REQUIRE(s.labs.size() == 2);
+    CHECK(s.labs[0].lab.id() == "lab01");  // in the run's lab order, whatever order they were built in
+    CHECK(s.labs[1].lab.id() == "lab03");
+    CHECK(s.could_not_grade.empty());
+    CHECK(s.score() == Approx(s.max_score()));
+  }
 }
 
 TEST_CASE("grader harness: built once, then named by --harness, and a folder that holds none, or one built for "
