@@ -266,15 +266,16 @@ void time_if_passed(Result& r, const RunContext& ctx, const std::string& case_na
   setup.warmup = ctx.opt.warmup;
   setup.repeats = ctx.opt.repeats;
   setup.keep_outputs = ctx.opt.witness;
+  FreshTimedPhase phase(std::move(setup));  // its buffers, before the grader's window opens
+  std::uint64_t seed = 0;
   if (ctx.opt.witness) {
     say_witness(fmt::format("{} {} {}", witness::kReady, r.case_id, r.variant));
-    setup.seed = read_witness_reply(witness::kGo);
+    seed = read_witness_reply(witness::kGo);
   } else {
-    setup.seed = phase_seed(ctx);
+    seed = phase_seed(ctx);
   }
-  r.timing_seed = setup.seed;
-  FreshTimedPhase phase(std::move(setup));
-  const TimedPhase measured = phase.run();
+  r.timing_seed = seed;
+  const TimedPhase measured = phase.run(seed);
   r.timing = measured.event;
   r.wall_timing = measured.wall;
   r.warmup = measured.warmup;

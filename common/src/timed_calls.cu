@@ -47,7 +47,10 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 struct FreshTimedPhase::Buffers {
   // staged[d][t]: tensor t of distinct input d, copied into the lab's buffers before a call.
   std::vector<std::vector<DeviceBuffer<float>>> staged;
-  std::optional<DeviceBuffer<float>> kept;  // [repeats][output_elements] with keep_outputs
+  std::optional<DeviceBuffer<float>> kept;      // [repeats][output_elements] with keep_outputs
+  std::optional<DeviceBuffer<float>> gathered;  // [repeats][fresh::kSamplesPerCall] with keep_outputs
+  EventTimer timer;                              // its events, created with the phase
+  bool ran = false;
 };
 
 FreshTimedPhase::FreshTimedPhase(TimedPhaseSetup setup) : setup_(std::move(setup)), buffers_(new Buffers) {
@@ -56,21 +59,10 @@ FreshTimedPhase::FreshTimedPhase(TimedPhaseSetup setup) : setup_(std::move(setup
     throw std::invalid_argument(fmt::format("--repeats {}: at most {} timed calls keep their outputs", setup_.repeats,
                                             fresh::kMaxKeptCalls));
   }
-}
-
-FreshTimedPhase::~FreshTimedPhase() = default;
-
-TimedPhase FreshTimedPhase::run() {
   Buffers& b = *buffers_;
-  b.staged.clear();
   for (int d = 0; d < fresh::kDistinctInputs; ++d) {
     std::vector<DeviceBuffer<float>> tensors;
-    for (std::size_t t = 0; t < setup_.inputs.size(); ++t) {
-      const std::size_t n = setup_.inputs[t].second;
-      tensors.emplace_back(n, 0);
-      fill_fresh<<<grid_for(n), kBlock>>>(setup_.seed, d, static_cast<fresh::Tensor>(t), tensors.back().data(), n);
-      CUDA_CHECK(cudaGetLastError());
-    }
+    for (const auto& [lab_buffer, n] : setup_.inputs) tensors.emplace_back(n, 0);
     b.staged.push_back(std::move(tensors));
   }
   if (setup_.keep_outputs) {
@@ -83,9 +75,27 @@ TimedPhase FreshTimedPhase::run() {
                                            setup_.output_elements * sizeof(float) >> 20));
     }
     b.kept.emplace(static_cast<std::size_t>(setup_.repeats) * setup_.output_elements, 0);
+    b.gathered.emplace(static_cast<std::size_t>(setup_.repeats) * fresh::kSamplesPerCall, 0);
+  }
+  flush_l2_cache();                     // its scratch buffer is allocated at the first flush
+  CUDA_CHECK(cudaDeviceSynchronize());  // the buffers' clearing too ends before the phase runs
+}
+
+FreshTimedPhase::~FreshTimedPhase() = default;
+
+TimedPhase FreshTimedPhase::run(std::uint64_t seed) {
+  Buffers& b = *buffers_;
+  if (b.ran) throw std::logic_error("a timed phase runs once");
+  b.ran = true;
+  for (int d = 0; d < fresh::kDistinctInputs; ++d) {
+    for (std::size_t t = 0; t < setup_.inputs.size(); ++t) {
+      DeviceBuffer<float>& staged = b.staged[static_cast<std::size_t>(d)][t];
+      fill_fresh<<<grid_for(staged.size()), kBlock>>>(seed, d, static_cast<fresh::Tensor>(t), staged.data(), staged.size());
+      CUDA_CHECK(cudaGetLastError());
+    }
   }
 
-  const std::vector<int> order = fresh::call_order(setup_.seed, setup_.warmup + setup_.repeats);
+  const std::vector<int> order = fresh::call_order(seed, setup_.warmup + setup_.repeats);
   // One call as the timed phase makes it: fresh input and poisoned output first, untimed.
   auto prepare = [&](int call) -> float* {
     const std::vector<DeviceBuffer<float>>& input = b.staged[static_cast<std::size_t>(order[call])];
@@ -103,7 +113,7 @@ TimedPhase FreshTimedPhase::run() {
   for (int i = 0; i < setup_.warmup; ++i) setup_.launch(prepare(i));
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  EventTimer timer;
+  EventTimer& timer = b.timer;
   std::vector<double> event_ms, wall_ms;
   double spent_ms = 0;
   for (int i = 0; i < setup_.repeats; ++i) {
@@ -131,18 +141,17 @@ TimedPhase FreshTimedPhase::run() {
   phase.event = summarize_samples(std::move(event_ms));
   phase.wall = summarize_samples(std::move(wall_ms));
   phase.warmup = setup_.warmup;
-  b.staged.clear();
   return phase;
 }
 
 std::vector<float> FreshTimedPhase::samples(std::uint64_t nonce) const {
-  if (!buffers_->kept) throw std::logic_error("samples() needs a phase run with keep_outputs");
-  DeviceBuffer<float> gathered(static_cast<std::size_t>(timed_calls_) * fresh::kSamplesPerCall, 0);
+  if (!buffers_->kept || !buffers_->ran) throw std::logic_error("samples() needs a phase run with keep_outputs");
+  DeviceBuffer<float>& gathered = *buffers_->gathered;  // the object is const, not its device memory
   const dim3 grid(ceil_div(fresh::kSamplesPerCall, kBlock), static_cast<unsigned>(timed_calls_));
   gather_samples<<<grid, kBlock>>>(buffers_->kept->data(), setup_.output_elements, timed_calls_, nonce, gathered.data());
   CUDA_CHECK(cudaGetLastError());
-  std::vector<float> host(gathered.size());
-  gathered.download(host.data());
+  std::vector<float> host(static_cast<std::size_t>(timed_calls_) * fresh::kSamplesPerCall);  // the calls made
+  CUDA_CHECK(cudaMemcpy(host.data(), gathered.data(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return host;
 }
 

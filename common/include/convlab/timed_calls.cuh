@@ -13,6 +13,12 @@
 ///     (cudaDeviceSynchronize), which also covers work the lab put on other streams;
 ///   - with keep_outputs, each timed call writes into its own buffer, so that afterwards the
 ///     outputs named by a nonce can be handed over for checking (samples()).
+/// Every buffer of the phase is allocated when it is made, before the seed is known (under the
+/// grader's witness: before its window opens), and freed when it is destroyed (after the window
+/// closes): cudaMalloc and cudaFree go through the driver's locks, which a busy neighbour on
+/// another GPU of the host can hold for a long while (on a 2 × H100 host, a class graded on both
+/// GPUs saw windows two to twenty times the reference's); launches and copies into buffers
+/// already allocated do not.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +40,6 @@ struct TimedPhaseSetup {
   float* output = nullptr;           ///< the run's own output buffer (used unless keep_outputs)
   std::size_t output_elements = 0;   ///< elements of one output
   std::function<void(float* output)> launch;  ///< one call of the lab's function
-  std::uint64_t seed = 0;            ///< picks the distinct inputs and their order
   int warmup = 3;                    ///< untimed calls first
   int repeats = 20;                  ///< timed calls at most
   double max_seconds = 2;            ///< stop early past this much wall time (at least 3 calls)
@@ -51,15 +56,18 @@ struct TimedPhase {
 /// Runs a timed phase. Keeps the outputs (when asked) until the object is destroyed.
 class FreshTimedPhase {
  public:
+  /// Allocates the staged inputs, the kept outputs and the samples' buffer.
   /// @throws std::invalid_argument for no calls, or more kept outputs than fresh::kMaxKeptCalls
+  /// @throws std::runtime_error if the kept outputs need more than half the GPU's free memory
   explicit FreshTimedPhase(TimedPhaseSetup setup);
   /// Frees the staged inputs and the kept outputs.
   ~FreshTimedPhase();
   FreshTimedPhase(const FreshTimedPhase&) = delete;             ///< owns device memory
   FreshTimedPhase& operator=(const FreshTimedPhase&) = delete;  ///< owns device memory
 
-  /// Stages the inputs, makes the warm-up and the timed calls. CUDA errors propagate.
-  TimedPhase run();
+  /// Stages the inputs `seed` picks (fresh::value, fresh::call_order), makes the warm-up and the
+  /// timed calls; allocates and frees nothing. Once per phase. CUDA errors propagate.
+  TimedPhase run(std::uint64_t seed);
   /// fresh::kSamplesPerCall outputs of each timed call, at the positions `nonce` names
   /// (fresh::sample_position), row-major [calls][kSamplesPerCall]. Needs keep_outputs.
   std::vector<float> samples(std::uint64_t nonce) const;
