@@ -17,7 +17,7 @@
 /// grader's witness: before its window opens), and freed when it is destroyed (after the window
 /// closes): cudaMalloc and cudaFree go through the driver's locks, which a busy neighbour on
 /// another GPU of the host can hold for a long while (on a 2 × H100 host, a class graded on both
-/// GPUs saw windows two to twenty times the reference's); launches and copies into buffers
+/// GPUs saw honest labs' windows up to four times the reference's); launches and copies into buffers
 /// already allocated do not.
 #pragma once
 
