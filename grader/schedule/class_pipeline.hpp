@@ -3,9 +3,9 @@
 // budget), taken in the students' order, so the first students are built with as many cores as
 // their labs can use and reach the GPUs first, and the later ones are built while the GPUs grade.
 // A student goes to the GPUs with its first built lab, and its other labs follow as they are
-// built: its worker checks each lot in a shared turn while the rest compile (a student's slowest
-// compile, lab 07's one file, no longer keeps its quick labs, and at the start of a run the GPUs,
-// waiting). GPU workers grade the students — correctness, sanitizer, timing: each GPU has
+// built: its worker checks each lot in a shared turn while the rest compile, so that a student's
+// slowest compile (lab 07's) no longer holds back its quick labs, nor, at the start of a run, the
+// GPUs. GPU workers grade the students — correctness, sanitizer, timing: each GPU has
 // `students_per_gpu` workers, each grading one student at a time; the students on one GPU share
 // it for their correctness and sanitizer runs and take turns for their timed runs, so that a
 // timed run always has the GPU to itself (session/gpu_turns.hpp). Each GPU has one grading
