@@ -9,7 +9,11 @@
 #              costs the driver);
 #   checks     runs the lab's correctness checks as a class's checks do, 4 at once, each output
 #              written to disk (device-to-host copies and file writes);
-#   timed      runs the same timed runs as GPU A.
+#   timed      runs the same timed runs as GPU A;
+#   held-contexts  as contexts, with one more process holding a CUDA context on GPU B all along
+#              (not among the default MODES): if contexts slows GPU A and this does not, the
+#              cost is GPU B's driver state set up and torn down between processes, which a
+#              context held open for the run avoids without touching the card's settings.
 # For each condition it prints the median, over the timed runs on GPU A, of the runner's own
 # per-call times (its --json: timed_calls.event_median_ms, the kernel between CUDA events, and
 # wall_median_ms, the host clock from an idle device to an idle device, whose difference is the
@@ -41,7 +45,9 @@ else
 fi
 read -r -a modes <<< "${MODES:-idle contexts checks timed}"
 for mode in "${modes[@]}"; do
-  case $mode in idle | contexts | checks | timed) ;; *) echo "gpu_interference.sh: no condition '$mode' (idle contexts checks timed)" >&2; exit 2 ;; esac
+  case $mode in idle | contexts | checks | timed | held-contexts) ;;
+    *) echo "gpu_interference.sh: no condition '$mode' (idle contexts checks timed held-contexts)" >&2; exit 2 ;;
+  esac
 done
 
 # The variant the "contexts" neighbours run, once each: the lab's first.
@@ -57,19 +63,35 @@ stop_neighbours() {
 }
 trap 'stop_neighbours; rm -rf "$work"' EXIT
 
+# A process that holds a CUDA context on GPU B until $work/stop appears (the driver API through
+# ctypes: no program of the project holds a context while doing nothing).
+hold_context() {
+  CUDA_VISIBLE_DEVICES=$gpu_b python3 - "$work/stop" <<'PY' &
+import ctypes, os, sys, time
+cuda = ctypes.CDLL("libcuda.so.1")
+device, context = ctypes.c_int(), ctypes.c_void_p()
+if cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(device), 0) or cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device):
+    sys.exit("gpu_interference.sh: could not hold a CUDA context on GPU B")
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.2)
+PY
+  neighbours+=($!)
+}
+
 # GPU B's work for one condition, until $work/stop appears.
 start_neighbours() {  # MODE
   rm -f "$work/stop"
-  local n=4 w
-  case $1 in
+  local n=4 w mode=$1
+  case $mode in
     idle) return ;;
     timed) n=1 ;;
+    held-contexts) hold_context; mode=contexts ;;
   esac
   for ((w = 0; w < n; ++w)); do
     (
       export CUDA_VISIBLE_DEVICES=$gpu_b
       while [[ ! -e "$work/stop" ]]; do
-        case $1 in
+        case $mode in
           contexts) "$exe" "${cases[0]}" --no-check --no-time --quiet --variant "$variant" ;;
           checks) rm -rf "$work/out-$w" && "$exe" "${cases[@]}" --no-time --quiet --output "$work/out-$w" ;;
           timed) "$exe" "${cases[@]}" --quiet --repeats 100 ;;
@@ -116,10 +138,10 @@ for mode in modes:
         print(f"{mode}: no timed run on GPU A wrote its report ({exe} failed: run it by hand)")
         continue
     rows[mode] = (statistics.median(event), statistics.median(wall), statistics.median(process[mode]), len(event))
-print(f"{'GPU B':<9} {'event ms':>9} {'wall ms':>9} {'wall-event':>10} {'process s':>9} {'runs':>4}   (medians; x: over idle)")
+print(f"{'GPU B':<13} {'event ms':>9} {'wall ms':>9} {'wall-event':>10} {'process s':>9} {'runs':>4}   (medians; x: over idle)")
 base = rows.get("idle")
 for mode, (e, w, p, n) in rows.items():
     ratio = "" if not base or mode == "idle" else \
         f"   x{e / base[0]:.2f} x{w / base[1]:.2f} x{(w - e) / max(base[1] - base[0], 1e-9):.2f} x{p / base[2]:.2f}"
-    print(f"{mode:<9} {e:9.4f} {w:9.4f} {w - e:10.4f} {p:9.2f} {n:4d}{ratio}")
+    print(f"{mode:<13} {e:9.4f} {w:9.4f} {w - e:10.4f} {p:9.2f} {n:4d}{ratio}")
 PY
