@@ -5,10 +5,11 @@
 // neighbours. So each GPU has one reader-writer lock whose readers are checking students and
 // whose writer is the one student being timed.
 //
-// Writers go first: once a student waits to be timed, no new student starts checking. Students
-// alternate between one shared turn (every lab's correctness) and one turn alone (every lab's
-// timing), so with writers first the students on a GPU fall into step: they check together,
-// then are timed one after another, then the next ones check together. With readers first,
+// Writers go first: once a student waits to be timed, no new student starts checking. A student
+// takes shared turns for its labs' correctness (one, or one per lot of labs when they reach the
+// GPU as they are built) and then one turn alone for every lab's timing, so with writers first
+// the students on a GPU fall into step: they check together, then are timed one after another,
+// then the next ones check together. With readers first,
 // a student that starts checking while the others wait would keep them all waiting, alone.
 #pragma once
 
