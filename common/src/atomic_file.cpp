@@ -39,7 +39,7 @@ std::string errno_text(int e) { return std::strerror(e); }
 
 }  // namespace
 
-void write_file_atomically(const fs::path& path, std::string_view content) {
+void write_file_atomically(const fs::path& path, std::string_view content, Durability durability) {
   const fs::path dir = folder_of(path);
   auto fail = [&](const std::string& step, int e) {
     throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), step, errno_text(e)));
@@ -69,7 +69,7 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) {
+  if (durability == Durability::durable && ::fsync(fd) != 0) {
     const int e = errno;
     fail_removing("fsync failed", e);
   }
@@ -83,6 +83,7 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
     ::unlink(tmp.c_str());
     fail("cannot rename the temporary over it", e);
   }
+  if (durability == Durability::scratch) return;
   // The rename is durable once the folder's entry is on disk. A folder that cannot be opened or
   // a file system without folder fsync (EINVAL) still has the new file in place.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

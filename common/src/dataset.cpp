@@ -236,30 +236,30 @@ void remove_stale_case_files(const fs::path& dir, std::initializer_list<const ch
 
 }  // namespace
 
-void write_case(const fs::path& dir, const Conv2dCase& c) {
+void write_case(const fs::path& dir, const Conv2dCase& c, Durability durability) {
   fs::create_directories(dir);
   if (c.expected) {
     remove_stale_case_files(dir, {kConv2dImage, kConv2dMask, kExpected});
   } else {
     remove_stale_case_files(dir, {kConv2dImage, kConv2dMask});
   }
-  write_npy(dir / kConv2dImage, c.image);
-  write_npy(dir / kConv2dMask, c.mask);
-  if (c.expected) write_npy(dir / kExpected, *c.expected);
-  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
+  write_npy(dir / kConv2dImage, c.image, durability);
+  write_npy(dir / kConv2dMask, c.mask, durability);
+  if (c.expected) write_npy(dir / kExpected, *c.expected, durability);
+  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n", durability);
 }
 
-void write_case(const fs::path& dir, const ConvLayerCase& c) {
+void write_case(const fs::path& dir, const ConvLayerCase& c, Durability durability) {
   fs::create_directories(dir);
   if (c.expected) {
     remove_stale_case_files(dir, {kLayerX, kLayerW, kExpected});
   } else {
     remove_stale_case_files(dir, {kLayerX, kLayerW});
   }
-  write_npy(dir / kLayerX, c.x);
-  write_npy(dir / kLayerW, c.w);
-  if (c.expected) write_npy(dir / kExpected, *c.expected);
-  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n");
+  write_npy(dir / kLayerX, c.x, durability);
+  write_npy(dir / kLayerW, c.w, durability);
+  if (c.expected) write_npy(dir / kExpected, *c.expected, durability);
+  write_file_atomically(dir / kCaseJson, info_json(c.info).dump(2) + "\n", durability);
 }
 
 namespace {

@@ -238,7 +238,7 @@ Tensor<T> read_npy_as(const std::filesystem::path& path, const char* want_descr,
 }
 
 template <class T>
-void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const char* descr) {
+void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const char* descr, Durability durability) {
   std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr,
                                  shape_string(t.shape()));
   // magic(6) + version(2) + length(2) + dict + padding + '\n' is a multiple of 64.
@@ -252,7 +252,7 @@ void write_npy_as(const std::filesystem::path& path, const Tensor<T>& t, const c
   bytes += dict;
   bytes.append(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(T));
   try {
-    write_file_atomically(path, bytes);
+    write_file_atomically(path, bytes, durability);
   } catch (const std::runtime_error& e) {
     throw NpyError(e.what());
   }
@@ -270,7 +270,11 @@ std::uint64_t npy_file_bytes_limit(std::uint64_t elements, std::size_t element_s
   // The data and the longest header convlab reads (a writer may pad it).
   return elements * element_size + 16 + kMaxNpyHeaderBytes;
 }
-void write_npy(const std::filesystem::path& path, const Tensor<float>& t) { write_npy_as(path, t, "<f4"); }
-void write_npy(const std::filesystem::path& path, const Tensor<double>& t) { write_npy_as(path, t, "<f8"); }
+void write_npy(const std::filesystem::path& path, const Tensor<float>& t, Durability durability) {
+  write_npy_as(path, t, "<f4", durability);
+}
+void write_npy(const std::filesystem::path& path, const Tensor<double>& t, Durability durability) {
+  write_npy_as(path, t, "<f8", durability);
+}
 
 }  // namespace convlab

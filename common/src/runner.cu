@@ -47,6 +47,12 @@ using nlohmann::json;
 
 namespace {
 
+// The runner's files (outputs, the samples of timed calls, the --json report) are read back by
+// whoever ran it, in one go: whole when read (renamed into place), never fsync'ed, since an
+// fsync waits on every write the machine has pending, and the samples are written inside the
+// grader's witness window (atomic_file.hpp, Durability).
+constexpr Durability kRunFiles = Durability::scratch;
+
 struct Options {
   std::vector<std::string> paths;
   std::vector<std::string> variants;
@@ -286,7 +292,7 @@ void time_if_passed(Result& r, const RunContext& ctx, const std::string& case_na
   Tensor<float> table({static_cast<std::size_t>(measured.event.runs), static_cast<std::size_t>(fresh::kSamplesPerCall)});
   std::copy(samples.begin(), samples.end(), table.data());
   const fs::path file = fs::path(ctx.opt.output_dir) / witness::samples_file_name(case_name, r.variant);
-  write_npy(file, table);
+  write_npy(file, table, kRunFiles);  // inside the grader's window: no fsync to wait on
   r.samples_file = file.string();
   say_witness(witness::kDone);
 }
@@ -295,7 +301,7 @@ void write_output(Result& r, const RunContext& ctx, const std::string& case_name
   if (ctx.opt.output_dir.empty()) return;
   fs::create_directories(ctx.opt.output_dir);
   const fs::path file = fs::path(ctx.opt.output_dir) / fmt::format("{}__{}.npy", case_name, r.variant);
-  write_npy(file, got);
+  write_npy(file, got, kRunFiles);
   r.output_file = file.string();
 }
 
@@ -435,7 +441,7 @@ void write_json(const std::string& path, const json& j) {
     return;
   }
   try {
-    write_file_atomically(path, j.dump(2) + "\n");
+    write_file_atomically(path, j.dump(2) + "\n", kRunFiles);
   } catch (const std::exception& e) {
     if (!g_json_failed) fmt::print(stderr, "--json: {}\n", e.what());
     g_json_failed = true;

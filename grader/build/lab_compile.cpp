@@ -157,7 +157,7 @@ void write_lab_files(const LabFiles& files, const fs::path& dest) {
       throw std::invalid_argument(fmt::format("a lab file's path leads out of its folder: {}", name));
     }
     fs::create_directories((dest / rel).parent_path());
-    write_file_atomically(dest / rel, bytes);
+    write_file_atomically(dest / rel, bytes, Durability::scratch);  // read by this compile alone
   }
 }
 

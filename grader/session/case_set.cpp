@@ -99,11 +99,12 @@ fs::path stage_inputs(const GradingCase& c, const fs::path& dest_root) {
   fs::create_directory(dest);
   try {
     // Load without the expected output and write back: dataset.cpp is the one definition of
-    // which files a case holds, and the copy can hold nothing else.
+    // which files a case holds, and the copy can hold nothing else. A copy for one run, read by
+    // that run: scratch, never fsync'ed (every lab of every student stages every case).
     if (c.info.problem == Problem::conv2d) {
-      write_case(dest, load_conv2d_case(c.dir, /*with_expected=*/false));
+      write_case(dest, load_conv2d_case(c.dir, /*with_expected=*/false), Durability::scratch);
     } else {
-      write_case(dest, load_conv_layer_case(c.dir, /*with_expected=*/false));
+      write_case(dest, load_conv_layer_case(c.dir, /*with_expected=*/false), Durability::scratch);
     }
   } catch (...) {
     fs::remove_all(dest, ec);  // the folder created above, inside dest_root

@@ -192,3 +192,29 @@ TEST_CASE("reports: files are written atomically", "[grader][reports]") {
   CHECK(entries == 1);  // no temporary left behind
   CHECK_THROWS_WITH(write_file_atomically(tmp.path() / "no" / "such" / "dir.json", "x"), Catch::Contains("no folder"));
 }
+
+TEST_CASE("reports: a scratch file (not fsync'ed) is still written whole, replaced atomically, and never through a "
+          "planted link",
+          "[grader][reports]") {
+  TempDir tmp("report-scratch");
+  const fs::path file = tmp.path() / "samples.npy";
+  write_file_atomically(file, "first", convlab::Durability::scratch);
+  write_file_atomically(file, std::string(1 << 20, 'x'), convlab::Durability::scratch);
+  CHECK(fs::file_size(file) == (1u << 20));
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path())) entries += e.is_regular_file() ? 1 : 0;
+  CHECK(entries == 1);  // no temporary left behind
+  // A link planted where the file goes is replaced, and what it points at is untouched.
+  const fs::path target = tmp.path() / "elsewhere";
+  { std::ofstream(target) << "keep"; }
+  const fs::path planted = tmp.path() / "report.json";
+  fs::create_symlink(target, planted);
+  write_file_atomically(planted, "{}", convlab::Durability::scratch);
+  CHECK_FALSE(fs::is_symlink(planted));
+  std::ifstream kept(target);
+  std::string text;
+  std::getline(kept, text);
+  CHECK(text == "keep");
+  CHECK_THROWS_WITH(write_file_atomically(tmp.path() / "no" / "dir.json", "x", convlab::Durability::scratch),
+                    Catch::Contains("no folder"));
+}

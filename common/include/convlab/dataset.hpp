@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/shapes.hpp"
@@ -79,10 +80,11 @@ Conv2dCase load_conv2d_case(const std::filesystem::path& dir, bool with_expected
 /// Loads a conv-layer case, as load_conv2d_case. @throws DatasetError, NpyError
 ConvLayerCase load_conv_layer_case(const std::filesystem::path& dir, bool with_expected = true);
 
-/// Writes a case folder (case.json and its .npy files), creating `dir`.
-void write_case(const std::filesystem::path& dir, const Conv2dCase& c);
-/// Writes a case folder (case.json and its .npy files), creating `dir`.
-void write_case(const std::filesystem::path& dir, const ConvLayerCase& c);
+/// Writes a case folder (case.json and its .npy files), creating `dir`; `durability` as
+/// write_file_atomically's (scratch: a case a grader stages for one run).
+void write_case(const std::filesystem::path& dir, const Conv2dCase& c, Durability durability = Durability::durable);
+/// Writes a case folder (case.json and its .npy files), creating `dir`, as the conv2d one.
+void write_case(const std::filesystem::path& dir, const ConvLayerCase& c, Durability durability = Durability::durable);
 
 /// The case folders under `path`: `path` itself if it holds a case.json, else every folder
 /// below it (at any depth) that does, sorted by path. A folder that cannot be read is passed

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "convlab/atomic_file.hpp"
 #include "convlab/file_reader.hpp"
 #include "convlab/limits.hpp"
 #include "convlab/tensor.hpp"
@@ -36,9 +37,12 @@ Tensor<double> read_npy_f64(const std::filesystem::path& path, std::uint64_t max
 /// larger file is refused by its size before its header is read.
 std::uint64_t npy_file_bytes_limit(std::uint64_t elements, std::size_t element_size);
 
-/// Writes a float32 array as `.npy` version 1.0, atomically (temporary file, then rename).
-void write_npy(const std::filesystem::path& path, const Tensor<float>& tensor);
-/// Writes a float64 array as `.npy` version 1.0, atomically (temporary file, then rename).
-void write_npy(const std::filesystem::path& path, const Tensor<double>& tensor);
+/// Writes a float32 array as `.npy` version 1.0, atomically (temporary file, then rename), fsync'ed
+/// unless `durability` is scratch (atomic_file.hpp).
+void write_npy(const std::filesystem::path& path, const Tensor<float>& tensor,
+               Durability durability = Durability::durable);
+/// Writes a float64 array as `.npy` version 1.0, as the float32 one.
+void write_npy(const std::filesystem::path& path, const Tensor<double>& tensor,
+               Durability durability = Durability::durable);
 
 }  // namespace convlab
