@@ -30,6 +30,7 @@ enum class Durability {
 /// fsync'ed. An existing symlink at `path` is replaced, not followed.
 /// @param path the file to (re)place
 /// @param content its new bytes
+/// @param durability durable: the bytes and the rename fsync'ed; scratch: neither
 /// @throws std::runtime_error "cannot write PATH: STEP: ERRNO TEXT" for the step that failed
 ///         (the temporary is removed).
 void write_file_atomically(const std::filesystem::path& path, std::string_view content,
