@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "correctness/correctness_pass.hpp"
 #include "correctness/judge.hpp"
@@ -287,16 +288,10 @@ SubmissionResult grade_submission(const std::string& name, const std::string& ki
   if (executables.size() != labs.size()) {
     throw std::invalid_argument(fmt::format("{} executables for {} labs", executables.size(), labs.size()));
   }
-  bool handed = false;
-  const BuiltLabs all_at_once = [&] {
-    std::vector<std::pair<std::size_t, LabExecutable>> lot;
-    if (!handed) {
-      for (std::size_t i = 0; i < labs.size(); ++i) lot.emplace_back(i, executables[i]);
-    }
-    handed = true;
-    return lot;
-  };
-  return grade_submission_as_built(name, kind, path, labs, all_at_once, env, phases);
+  std::vector<std::pair<std::size_t, LabExecutable>> every_lab;  // one lot, handed over at the first call
+  for (std::size_t i = 0; i < labs.size(); ++i) every_lab.emplace_back(i, executables[i]);
+  return grade_submission_as_built(name, kind, path, labs, [&every_lab] { return std::exchange(every_lab, {}); }, env,
+                                   phases);
 }
 
 SubmissionResult grade_submission_as_built(const std::string& name, const std::string& kind, const fs::path& path,
