@@ -51,10 +51,11 @@ for mode in "${modes[@]}"; do
 done
 
 # The variant the "contexts" neighbours run, once each: the lab's first.
-variant=$("$exe" --list --json - 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["variants"][0]["name"])') ||
-  { echo "gpu_interference.sh: $exe --list --json - did not list the lab's variants" >&2; exit 1; }
-
 work=$(mktemp -d)
+variant=$("$exe" --list --json "$work/list.json" > /dev/null 2>&1 &&
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["variants"][0]["name"])' "$work/list.json") ||
+  { echo "gpu_interference.sh: $exe --list --json FILE did not list the lab's variants" >&2; exit 1; }
+
 neighbours=()
 stop_neighbours() {
   touch "$work/stop"

@@ -32,7 +32,14 @@ const fs::path kScript = fs::path(CONVLAB_SOURCE_DIR) / "scripts" / "gpu_interfe
 // per-call wall 0.5 ms alone, 2.0 ms beside a check, 1.0 ms beside a context; event 0.1 ms.
 void write_fake_runner(const fs::path& file, const fs::path& marks) {
   std::ofstream(file) << fmt::format(R"(#!/usr/bin/env bash
-if [[ " $* " == *" --list "* ]]; then echo '{{"variants": [{{"name": "tiled"}}]}}'; exit 0; fi
+json=""; prev=""
+for a in "$@"; do [[ "$prev" == --json ]] && json=$a; prev=$a; done
+if [[ " $* " == *" --list "* ]]; then  # as a lab runner lists: its table first, then the JSON where --json says
+  echo 'tiled  (conv2d, mask widths 1,3,5)'
+  list='{{"variants": [{{"name": "tiled"}}]}}'
+  if [[ "$json" == - ]]; then echo "$list"; elif [[ -n "$json" ]]; then echo "$list" > "$json"; fi
+  exit 0
+fi
 marks='{}'
 if [[ "$CUDA_VISIBLE_DEVICES" == 1 ]]; then
   kind=timed
@@ -42,8 +49,6 @@ if [[ "$CUDA_VISIBLE_DEVICES" == 1 ]]; then
   touch "$marks/$kind-$$"; sleep 0.3; rm -f "$marks/$kind-$$"; exit 0
 fi
 [[ "$CUDA_VISIBLE_DEVICES" == 0 ]] || {{ echo "GPU A is not 0: $CUDA_VISIBLE_DEVICES" >&2; exit 1; }}
-json=""; prev=""
-for a in "$@"; do [[ "$prev" == --json ]] && json=$a; prev=$a; done
 wall=0.5
 compgen -G "$marks/contexts-*" > /dev/null && wall=1.0
 compgen -G "$marks/checks-*" > /dev/null && wall=2.0
