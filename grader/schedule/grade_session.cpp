@@ -463,7 +463,8 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
     return jobs.build(s.name, lab, exe_dir, std::move(ticket));
   };
   auto print_lock = std::make_shared<std::mutex>();
-  plan.make_environment = [this, print_lock](const GpuSlot& gpu) {
+  auto host_turns = std::make_shared<HostTurns>();  // every GPU of the run keeps one rule (session/gpu_turns.hpp)
+  plan.make_environment = [this, print_lock, host_turns](const GpuSlot& gpu) {
     GradeSettings settings = env_->settings();
     if (settings.progress) {
       settings.progress = [print_lock, gpu](const std::string& line) {
@@ -474,7 +475,8 @@ ClassOutcome GradeSession::grade_class(const std::vector<ClassSubmission>& submi
     }
     return std::make_unique<GradingEnvironment>(env_->cases(), env_->rubric(), std::move(settings),
                                                 work_root_ / fmt::format("gpu-{}", gpu.index),
-                                                grading_platform().reference_exe, grading_platform().variants_exe);
+                                                grading_platform().reference_exe, grading_platform().variants_exe,
+                                                host_turns);
   };
   if (!options_.quiet) plan.on_progress = [print_lock](const ClassProgress& p) {
     std::lock_guard<std::mutex> lock(*print_lock);

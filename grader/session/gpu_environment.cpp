@@ -9,13 +9,15 @@ namespace fs = std::filesystem;
 
 GradingEnvironment::GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettings settings, fs::path work_root,
                                        std::function<std::optional<fs::path>(const LabInfo&)> reference_exe,
-                                       std::function<std::optional<fs::path>(const LabInfo&)> variants_exe)
+                                       std::function<std::optional<fs::path>(const LabInfo&)> variants_exe,
+                                       std::shared_ptr<HostTurns> host_turns)
     : cases_(std::move(cases)),
       rubric_(std::move(rubric)),
       settings_(std::move(settings)),
       work_root_(std::move(work_root)),
       reference_exe_(std::move(reference_exe)),
-      variants_exe_(std::move(variants_exe)) {
+      variants_exe_(std::move(variants_exe)),
+      gpu_turns_(std::move(host_turns)) {
   fs::create_directories(work_root_);
 }
 

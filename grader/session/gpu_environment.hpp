@@ -63,15 +63,18 @@ class GradingEnvironment {
  public:
   /// @param reference_exe     the solution executable of a lab (nullopt: none built)
   /// @param variants_exe       a trusted executable to list a lab's variants (the project's build)
+  /// @param host_turns         the turns of the host this GPU shares with the environments of its
+  ///                           other GPUs (session/gpu_turns.hpp); by default, a host of its own
   GradingEnvironment(CaseSet cases, Rubric rubric, GradeSettings settings, std::filesystem::path work_root,
                      std::function<std::optional<std::filesystem::path>(const LabInfo&)> reference_exe,
-                     std::function<std::optional<std::filesystem::path>(const LabInfo&)> variants_exe);
+                     std::function<std::optional<std::filesystem::path>(const LabInfo&)> variants_exe,
+                     std::shared_ptr<HostTurns> host_turns = std::make_shared<HostTurns>());
 
   [[nodiscard]] const CaseSet& cases() const { return cases_; }
   [[nodiscard]] const Rubric& rubric() const { return rubric_; }
   [[nodiscard]] const GradeSettings& settings() const { return settings_; }
   ExpectationCache& expectations() { return expectations_; }
-  /// The GPU's turns: students graded on it at once share it or have it alone.
+  /// The GPU's turns: students graded on it at once share it or have it alone, by its host's rule.
   GpuTurns& gpu_turns() { return gpu_turns_; }
 
   /// The case `lab`'s variants of problem `p` are timed on (the rubric's, or the lab's own:

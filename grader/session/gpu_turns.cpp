@@ -2,6 +2,8 @@
 
 namespace convlab::grader {
 
+GpuTurns::GpuTurns(std::shared_ptr<HostTurns> host) : host_(std::move(host)) {}
+
 GpuTurns::Turn::Turn(GpuTurns* turns, bool alone, std::chrono::steady_clock::time_point asked)
     : turns_(turns),
       alone_(alone),
@@ -23,8 +25,10 @@ GpuTurns::Turn::~Turn() {
 
 GpuTurns::Turn GpuTurns::shared() {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return !taken_alone_ && waiting_alone_ == 0; });
+  HostTurns& host = *host_;
+  std::unique_lock<std::mutex> lock(host.mutex_);
+  host.changed_.wait(lock, [&] { return host.alone_ == 0 && host.waiting_alone_ == 0; });
+  ++host.sharing_;
   ++sharing_;
   taken();
   return Turn(this, false, start);
@@ -32,10 +36,12 @@ GpuTurns::Turn GpuTurns::shared() {
 
 GpuTurns::Turn GpuTurns::alone() {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_lock<std::mutex> lock(mutex_);
-  ++waiting_alone_;
-  changed_.wait(lock, [&] { return !taken_alone_ && sharing_ == 0; });
-  --waiting_alone_;
+  HostTurns& host = *host_;
+  std::unique_lock<std::mutex> lock(host.mutex_);
+  ++host.waiting_alone_;
+  host.changed_.wait(lock, [&] { return !taken_alone_ && host.sharing_ == 0; });
+  --host.waiting_alone_;
+  ++host.alone_;
   taken_alone_ = true;
   taken();
   return Turn(this, true, start);
@@ -46,24 +52,27 @@ void GpuTurns::taken() {
 }
 
 double GpuTurns::busy_s() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(host_->mutex_);
   const bool busy = taken_alone_ || sharing_ > 0;
   return busy_s_ + (busy ? std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count() : 0.0);
 }
 
 void GpuTurns::release(bool alone) {
+  HostTurns& host = *host_;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(host.mutex_);
     if (alone) {
       taken_alone_ = false;
+      --host.alone_;
     } else {
       --sharing_;
+      --host.sharing_;
     }
     if (!taken_alone_ && sharing_ == 0) {
       busy_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count();
     }
   }
-  changed_.notify_all();
+  host.changed_.notify_all();
 }
 
 }  // namespace convlab::grader

@@ -323,6 +323,38 @@ TEST_CASE("gpu turns: shared turns run together, a turn alone waits for them and
   CHECK_FALSE(together);
 }
 
+TEST_CASE("gpu turns: a turn alone waits for the shared turns of the host's other GPUs, and holds back new ones there, "
+          "while turns alone on two GPUs run together", "[grader][class]") {
+  using namespace std::chrono_literals;
+  auto host = std::make_shared<HostTurns>();
+  GpuTurns gpu0(host), gpu1(host);
+  std::optional<GpuTurns::Turn> checking_on_1(gpu1.shared());
+  auto timed_on_0 = std::async(std::launch::async, [&] { return gpu0.alone().waited_s(); });
+  CHECK(timed_on_0.wait_for(200ms) == std::future_status::timeout);  // GPU 1's check is still running
+  auto late_check_on_1 = std::async(std::launch::async, [&] { return gpu1.shared().waited_s(); });
+  CHECK(late_check_on_1.wait_for(200ms) == std::future_status::timeout);  // the waiting timer goes first
+  checking_on_1.reset();
+  REQUIRE(timed_on_0.wait_for(5s) == std::future_status::ready);
+  CHECK(timed_on_0.get() >= 0.3);
+  REQUIRE(late_check_on_1.wait_for(5s) == std::future_status::ready);
+
+  // Turns alone on the two GPUs overlap; a shared turn on either waits for both to end.
+  std::optional<GpuTurns::Turn> alone_0(gpu0.alone());
+  auto alone_1 = std::async(std::launch::async, [&] { return gpu1.alone().waited_s(); });
+  REQUIRE(alone_1.wait_for(5s) == std::future_status::ready);
+  CHECK(alone_1.get() < 0.2);
+  auto check_on_1 = std::async(std::launch::async, [&] { return gpu1.shared().waited_s(); });
+  CHECK(check_on_1.wait_for(200ms) == std::future_status::timeout);  // GPU 0 is timing
+  alone_0.reset();
+  REQUIRE(check_on_1.wait_for(5s) == std::future_status::ready);
+
+  // GPUs of different hosts keep no rule together.
+  GpuTurns elsewhere;
+  std::optional<GpuTurns::Turn> checking_elsewhere(elsewhere.shared());
+  auto timed_here = std::async(std::launch::async, [&] { return gpu0.alone().waited_s(); });
+  CHECK(timed_here.wait_for(5s) == std::future_status::ready);
+}
+
 TEST_CASE("gpu turns: busy time is the time some turn was held, overlaps counted once, waits and idle time not",
           "[grader][class]") {
   using namespace std::chrono_literals;
