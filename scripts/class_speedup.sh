@@ -9,7 +9,8 @@
 # reached a GPU,
 # then the speed-up of two GPUs over one and every student whose points differ between the runs
 # (correctness must be equal but for a lab with a data race; speed points may move with timing
-# noise, and are listed when they do).
+# noise, and are listed when they do). For each run also a student's median checks, timing and
+# waiting seconds, and every lab the grader's time checks flagged.
 #
 #   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize]
 #   RUNS=one-gpu scripts/class_speedup.sh ...   one run only; a later call with RUNS=two-gpus and
@@ -74,6 +75,22 @@ for name in ("one-gpu", "two-gpus"):
     print(f"{name:<9} {wall:>7.1f}s {m['wall_s']:>7.1f}s {m['bound_s']:>7.1f}s {wall / m['bound_s']:>10.2f} "
           f"{m['first_on_gpu_s']:>11.1f}s {m['build_core_s']:>12.0f} {m['cores']:>5} {m['gpu_s']:>8.1f} {m['gpus']:>4} "
           f"{m['compiles']:>8} {m['shared']:>6}")
+# Where a run's GPU time went, student by student (grader batch --schedule), and which labs the
+# grader's time checks flagged (grader/performance/time_checks.hpp): honest labs flagged in one
+# run and not in the other are the noise two GPUs add.
+TIME_FLAGS = ("work outside the timed stream", "time below the grader's clock", "faster than the GPU allows",
+              "unverified time")
+for name in walls:
+    subs = json.load(open(f"{out}/{name}.schedule.json"))["submissions"]
+    def median(key):
+        values = sorted(s[key] for s in subs if s[key] > 0)
+        return values[len(values) // 2] if values else 0.0
+    flagged = [f"{row['student']}:{col[:-len('_reasons')]}"
+               for row in csv.DictReader(open(f"{out}/{name}.csv")) for col in row
+               if col.endswith("_reasons") and any(flag in row[col] for flag in TIME_FLAGS)]
+    print(f"{name}: a student's medians: checks {median('checks_s'):.1f} s, timing alone {median('timing_s'):.1f} s, "
+          f"waiting for the GPU {median('waited_s'):.1f} s; labs with a time flag: {len(flagged)}"
+          + (f" ({', '.join(flagged)})" if flagged else ""))
 if len(walls) < 2:
     sys.exit(0)
 print(f"two GPUs over one: {walls['one-gpu'] / walls['two-gpus']:.2f}x "

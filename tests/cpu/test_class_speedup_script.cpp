@@ -1,0 +1,95 @@
+// scripts/class_speedup.sh, with a fake grader instead of a GPU build: the fake's `batch` writes
+// the reports a real one writes (CSV, schedule JSON), and takes half as long on two GPUs as on
+// one. Two GPUs flag one student's lab with a time check and change another's correctness, as a
+// racy lab can. The script must print each run's row, the speed-up from the wall times it
+// measured, a student's median phases, the flagged lab by name, and the student whose
+// correctness differs, and fail for it.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "grader_test_support.hpp"
+#include "system/subprocess.hpp"
+
+namespace fs = std::filesystem;
+using convlab::grader::ProcessResult;
+using convlab::grader::run_process;
+using convlab::grader::testing::TempDir;
+using namespace std::chrono_literals;
+
+namespace {
+
+const fs::path kScript = fs::path(CONVLAB_SOURCE_DIR) / "scripts" / "class_speedup.sh";
+
+// `grader harness --out DIR --quiet` and `grader batch CLASS ... --csv --json --schedule --gpus`.
+void write_fake_grader(const fs::path& file) {
+  std::ofstream(file) << R"FAKE(#!/usr/bin/env bash
+if [[ $1 == harness ]]; then echo '{"harness": "h", "cuda_architectures": "90", "core_s": 12.0, "seconds": 1.5}'; exit 0; fi
+[[ $1 == batch ]] || { echo "fake grader: no command $1" >&2; exit 2; }
+prev=""
+for a in "$@"; do
+  case $prev in --csv) csv=$a ;; --schedule) schedule=$a ;; --gpus) gpus=$a ;; esac
+  prev=$a
+done
+if [[ $gpus == 0 ]]; then
+  sleep 1.2; n=1; bflag=""; b_score=10; c_correct=7
+else
+  sleep 0.6; n=2; bflag="time below the grader's clock"; b_score=9; c_correct=5
+fi
+cat > "$csv" <<CSV
+student,score,max_score,status,lab01_points,lab01_correctness,lab01_performance,lab01_runs_passed,lab01_runs,lab01_reasons,could_not_grade
+a,10,10,graded,10,7,3,5,5,,
+b,$b_score,10,graded,$b_score,7,$((b_score - 7)),5,5,$bflag,
+c,$((c_correct + 3)),10,graded,$((c_correct + 3)),$c_correct,3,4,5,,
+CSV
+cat > "$schedule" <<JSON
+{"format": "convlab-schedule", "version": 1,
+ "measured": {"cores": 32, "gpus": $n, "wall_s": 1.0, "build_core_s": 64.0, "gpu_s": 4.0, "bound_s": $((4 / n)).0,
+              "first_on_gpu_s": 0.5, "compiles": 3, "shared": 0},
+ "submissions": [
+  {"submission": "a", "checks_s": 1.0, "timing_s": 2.0, "waited_s": 0.0},
+  {"submission": "b", "checks_s": 3.0, "timing_s": 4.0, "waited_s": 1.0},
+  {"submission": "c", "checks_s": 5.0, "timing_s": 0.0, "waited_s": 2.0}]}
+JSON
+)FAKE";
+  fs::permissions(file, fs::perms::owner_all);
+}
+
+}  // namespace
+
+TEST_CASE("class_speedup.sh: both runs' rows, the speed-up from its own clock, the phases, the flagged lab and "
+          "the student whose correctness moved",
+          "[scripts]") {
+  TempDir tmp("class-speedup");
+  const fs::path grader = tmp.path() / "grader";
+  write_fake_grader(grader);
+  const fs::path out = tmp.path() / "out";
+  fs::create_directories(out / "class");  // a class already made: make_class.sh is not run
+  const ProcessResult r =
+      run_process({"/usr/bin/env", "CONVLAB_GRADER=" + grader.string(), "/bin/bash", kScript.string(), out.string(), "3"},
+                  60s);
+  INFO(r.output);
+  CHECK(r.exit_code == 1);  // a student's correctness differs between the runs
+  CHECK_THAT(r.output, Catch::Contains("harness (built once, before the runs): 1.5 s, 12 core-s"));
+  std::smatch m;
+  const std::string& o = r.output;
+  REQUIRE(std::regex_search(o, m, std::regex(R"(two GPUs over one: ([0-9.]+)x)")));
+  const double speedup = std::stod(m[1]);
+  CHECK(speedup > 1.4);  // 1.2 s against 0.6 s of sleep, the script's start-up on both
+  CHECK(speedup < 2.5);
+  CHECK(std::regex_search(o, std::regex(R"(one-gpu +[0-9.]+s +1\.0s +4\.0s)")));
+  CHECK(std::regex_search(o, std::regex(R"(two-gpus +[0-9.]+s +1\.0s +2\.0s)")));
+  // Medians over the students with time in that phase: c was never timed.
+  CHECK_THAT(o, Catch::Contains("one-gpu: a student's medians: checks 3.0 s, timing alone 4.0 s, waiting for the GPU 2.0 s; "
+                                "labs with a time flag: 0"));
+  CHECK_THAT(o, Catch::Contains("two-gpus: a student's medians: checks 3.0 s, timing alone 4.0 s, waiting for the GPU 2.0 s; "
+                                "labs with a time flag: 1 (b:lab01)"));
+  CHECK_THAT(o, Catch::Contains("CORRECTNESS DIFFERS: c"));
+  CHECK_THAT(o, Catch::Contains("speed points moved: b 10 -> 9"));
+  CHECK_THAT(o, Catch::Contains("3 students; 1 students differ in correctness"));
+}
