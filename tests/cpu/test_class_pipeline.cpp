@@ -107,10 +107,12 @@ struct FakeClass {
       b.end_s = since();
       return b;
     };
-    p.make_environment = [this](const GpuSlot& gpu) {
+    // The GPUs keep one rule for their turns, as grader batch's do (schedule/grade_session.cpp).
+    p.make_environment = [this, host = std::make_shared<HostTurns>()](const GpuSlot& gpu) {
       const fs::path reference = logged_lab(tmp.path() / fmt::format("ref-{}", gpu.index), "reference",
                                             "--fake-time-ms 1", log);
-      return make_env(cases, tmp.path() / fmt::format("gpu-{}", gpu.index), reference);
+      return make_env(cases, tmp.path() / fmt::format("gpu-{}", gpu.index), reference, test_settings(), test_rubric(),
+                      host);
     };
     p.on_progress = [this](const ClassProgress& pr) { finish_order.push_back(pr.submission); };
     return p;

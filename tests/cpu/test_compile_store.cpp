@@ -136,9 +136,10 @@ struct ClassOfLabs {
     p.build = [this](const ClassSubmission& s, const StagedLab& lab, const fs::path& exe_dir, CoreBudget::Ticket ticket) {
       return jobs.build(s.name, lab, exe_dir, std::move(ticket));
     };
-    p.make_environment = [this](const GpuSlot& gpu) {
+    // The GPUs keep one rule for their turns, as grader batch's do (schedule/grade_session.cpp).
+    p.make_environment = [this, host = std::make_shared<HostTurns>()](const GpuSlot& gpu) {
       return make_env(cases, tmp.path() / fmt::format("gpu-{}", gpu.index),
-                      fake_lab(tmp.path() / "ref", "reference", "--fake-time-ms 1"));
+                      fake_lab(tmp.path() / "ref", "reference", "--fake-time-ms 1"), test_settings(), test_rubric(), host);
     };
     return grade_class(p);
   }

@@ -74,9 +74,10 @@ GradeSettings test_settings() {
 }
 
 std::unique_ptr<GradingEnvironment> make_env(CaseSet cases, const fs::path& work, std::optional<fs::path> reference,
-                                             GradeSettings settings, Rubric rubric) {
+                                             GradeSettings settings, Rubric rubric, std::shared_ptr<HostTurns> host) {
   auto ref = [reference](const LabInfo&) { return reference; };
-  return std::make_unique<GradingEnvironment>(std::move(cases), std::move(rubric), std::move(settings), work, ref, ref);
+  return std::make_unique<GradingEnvironment>(std::move(cases), std::move(rubric), std::move(settings), work, ref, ref,
+                                              std::move(host));
 }
 
 LabInfo lab01() { return {"01", "01-naive", {"naive.cu"}}; }

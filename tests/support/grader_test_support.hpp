@@ -53,10 +53,11 @@ std::filesystem::path fake_lab(const std::filesystem::path& dir, const std::stri
 GradeSettings test_settings();
 
 /// A grading environment over `cases` whose labs all have `reference` as their reference
-/// solution (and list their variants from it).
+/// solution (and list their variants from it), its GPU on `host` (by default a host of its own).
 std::unique_ptr<GradingEnvironment> make_env(CaseSet cases, const std::filesystem::path& work,
                                              std::optional<std::filesystem::path> reference,
-                                             GradeSettings settings = test_settings(), Rubric rubric = test_rubric());
+                                             GradeSettings settings = test_settings(), Rubric rubric = test_rubric(),
+                                             std::shared_ptr<HostTurns> host = std::make_shared<HostTurns>());
 
 /// Lab 01 as the catalog describes it (tests never build it).
 LabInfo lab01();
