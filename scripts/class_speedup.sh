@@ -76,8 +76,9 @@ for name in ("one-gpu", "two-gpus"):
           f"{m['first_on_gpu_s']:>11.1f}s {m['build_core_s']:>12.0f} {m['cores']:>5} {m['gpu_s']:>8.1f} {m['gpus']:>4} "
           f"{m['compiles']:>8} {m['shared']:>6}")
 # Where a run's GPU time went, student by student (grader batch --schedule), and which labs the
-# grader's time checks flagged (grader/performance/time_checks.hpp): honest labs flagged in one
-# run and not in the other are the noise two GPUs add.
+# grader's time checks flagged (grader/performance/time_checks.hpp; the reasons' words are
+# common/include/convlab/run_reasons.hpp's): honest labs flagged in one run and not in the other
+# are the noise two GPUs add.
 TIME_FLAGS = ("work outside the timed stream", "time below the grader's clock", "faster than the GPU allows",
               "unverified time")
 for name in walls:

@@ -54,7 +54,7 @@ done
 work=$(mktemp -d)
 variant=$("$exe" --list --json "$work/list.json" > /dev/null 2>&1 &&
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["variants"][0]["name"])' "$work/list.json") ||
-  { echo "gpu_interference.sh: $exe --list --json FILE did not list the lab's variants" >&2; exit 1; }
+  { echo "gpu_interference.sh: $exe --list --json FILE did not list the lab's variants" >&2; rm -rf "$work"; exit 1; }
 
 neighbours=()
 stop_neighbours() {
