@@ -69,7 +69,7 @@ std::vector<LabMethod> lab_methods() {
       {5, {c::lab05::conv2d_tiled_cached_halo}},
       {7, {c::lab07::conv2d_one_output, c::lab07::conv2d_outputs_xy, c::lab07::conv2d_shfl_filter,
            c::lab07::conv2d_constant_filter, c::lab07::conv2d_shared_input, c::lab07::conv2d_register_tiled}},
-      {8, {c::lab08::conv2d_banded_tf32x3}},
+      {8, {c::lab08::conv2d_banded_tf32x3, c::lab08::conv2d_banded_tf32_bf16}},
   };
   std::vector<LabMethod> out;
   for (const auto& [number, fns] : functions) {

@@ -1,7 +1,8 @@
 /// @file banded_conv2d.cuh
-/// @brief Lab 08, step 3: one image and a large mask (K ≥ 9) on tensor cores, in 3xTF32, as
-///        banded GEMMs over image rows. You write band_fragment and band_row_tf32x3 (between the
-///        STEP 3 markers); the kernels below them are given.
+/// @brief Lab 08, steps 3 and 4: one image and a large mask (K ≥ 9) on tensor cores, as banded
+///        GEMMs over image rows, in 3xTF32 (step 3) and with the small products in BF16 (step
+///        4, K ≥ 13). You write band_fragment and band_row_tf32x3 (between the STEP 3 markers),
+///        then band_fragment_mixed and band_row_tf32_bf16 (STEP 4); the kernels below are given.
 ///
 /// Idea:      mask row i turns every image row into a 1D convolution, and a 1D convolution of
 ///            8 outputs is a product with an 8-column band of a Toeplitz matrix:
@@ -16,19 +17,22 @@
 ///            that is the mask itself, split once per call into fragments that every warp reads;
 ///            an input tile split once as it lands in shared memory (each value then feeds about
 ///            K·16/(K + 15) fragments, unsplit); and an A fragment that serves S tiles: tile nb's
-///            k-step s and tile nb + 1's k-step s − 1 read the same 8 input columns.
-/// Achieves:  `grader bench --only conv2d` times it against lab 07 and the FP32 FMA bound; the
-///            analysis model (`grader analyze --lab lab08`) gives its MMAs and useful fraction.
+///            k-step s and tile nb + 1's k-step s − 1 read the same 8 input columns. Step 4: two
+///            MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
+/// Achieves:  on an H200 at 8192², K = 17: step 3 0.888 ms, step 4 0.808 ms, lab 07 0.734 ms
+///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
+///            MMAs, useful fraction and error bounds.
 ///
 /// Shapes: N [height][width], M [K][K], P [height][width]; the band fragments [K][S][32 lanes]
 /// in global memory; a block's output tile kBandTileRows × kBandTileCols, its input tile
 /// (kBandTileRows + K − 1) × band_tile_cols(S) in shared memory, big and small parts
-/// (lab08_config.hpp).
+/// (lab08_config.hpp; the kernel's comment draws both steps' layouts).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "convlab/lab08_config.hpp"
+#include "mma_bf16.cuh"
 #include "mma_tf32.cuh"
 #include "tensor_core_gemm.cuh"  // split_tf32 (step 2)
 
@@ -51,62 +55,146 @@ __device__ __forceinline__ uint4 band_fragment(const float* taps, int K, int s, 
 /// One mask row for the warp's NB output tiles (16 rows × 8 columns each), 3xTF32.
 /// `big` and `small` point at the input tile's element (row g + i, column t) of the warp's first
 /// tile in its two parts, the tile's rows LD apart; column group q (8 columns from + 8q) is A of
-/// tile nb = q − s at k-step s. `frag` points at this lane's fragment of k-step 0; k-step s is
-/// 32 fragments further. acc[nb][e]: D's register e of tile nb.
+/// tile nb = q − s at k-step s. b[s]: this lane's split B fragment of k-step s (band_fragment),
+/// loaded by the kernel. acc[nb][e]: D's register e of tile nb.
 ///
 /// Per tile, its S k-steps and three products each (big·big from zero first, then the small
 /// ones) accumulate on the tensor cores into `part`, which is then added to acc in float32
 /// (round to nearest): the tensor cores' truncating accumulation sees only 3·S MMAs, so its
 /// error stays a few units of roundoff per mask row (docs/design.md, Tolerance).
 template <int S, int NB, int LD>
-__device__ __forceinline__ void band_row_tf32x3(const unsigned* big, const unsigned* small, const uint4* frag,
+__device__ __forceinline__ void band_row_tf32x3(const unsigned* big, const unsigned* small, const uint4 (&b)[S],
                                                 float (&acc)[NB][4]) {
-  // TODO(step 3): b[S]: this lane's fragments, b[s] = frag[s·32]. Column group q's A registers,
-  //               in both parts: big[8q + o] and small[8q + o] for o = 0, 8·LD, 4, 8·LD + 4 (rows
-  //               g, g + 8 at k = t; rows g, g + 8 at k = t + 4). Tile nb at k-step s multiplies
-  //               group nb + s by b[s]: `part` from zero with the big·big product of s = 0, then
-  //               for every s the two small products (a_small·b big, a_big·b small) and, for
-  //               s > 0, the big·big one; then acc[nb][e] += part[e]. Keep only S groups alive at
-  //               a time: load group nb + S − 1 when tile nb starts.
-  (void)big, (void)small, (void)frag, (void)acc;
+  // TODO(step 3): column group q's A registers, in both parts: big[8q + o] and small[8q + o] for
+  //               o = 0, 8·LD, 4, 8·LD + 4 (rows g, g + 8 at k = t; rows g, g + 8 at k = t + 4).
+  //               Tile nb at k-step s multiplies group nb + s by b[s]: `part` from zero with the
+  //               big·big product of s = 0, then for every s the two small products (a_small·b
+  //               big, a_big·b small) and, for s > 0, the big·big one; then acc[nb][e] +=
+  //               part[e]. Tiles nb and nb + 1 together, their MMAs interleaved (part[2][4]);
+  //               keep only S + 1 groups alive: load groups nb + S − 1 and nb + S as the pair
+  //               starts.
+  (void)big, (void)small, (void)b, (void)acc;
 }
 // ==== END STEP 3 ====
 
+// ==== BEGIN STEP 4: the small products in BF16 ====
+inline constexpr bool kStep4Written = false;  // TODO(step 4): true once band_fragment_mixed and band_row_tf32_bf16 are written
+
+// The BF16 MMA's k is a summation index like any other: which input column sits at which k is
+// ours to choose, as long as A and B agree. Step 4 puts column t at k = 2t and column t + 4 at
+// k = 2t + 1 (and the same columns again at 2t + 8, 2t + 9), so that lane (g, t) holds in its
+// BF16 fragments exactly the columns its TF32 fragments hold, t and t + 4: its A registers for
+// x_big are its TF32 ones, converted; only x_small comes from shared memory.
+
+/// One lane's B fragments of mask row `taps` at k-step s for step 4: {b0 big, b1 big} as step 3's
+/// (TF32, band entries j0 = 8s + t − g and j0 + 4), then the BF16 fragment of the small products'
+/// B (mma_bf16, depth 16) for the same two entries: b0 = {w_small(j0), w_small(j0 + 4)} against
+/// x_big, b1 = {w_big(j0), w_big(j0 + 4)} against x_small, where w_big = TF32(w) and
+/// w_small = w − w_big.
+__device__ __forceinline__ uint4 band_fragment_mixed(const float* taps, int K, int s, int g, int t) {
+  // TODO(step 4): {b0 big, b1 big} as step 3's band_fragment (TF32: to_tf32 of the taps at
+  //               j0 = 8s + t − g and j0 + 4). Then the BF16 pair: with j = 8s + 2t − g and
+  //               w0 = tap j, w1 = tap j + 1 (0 outside 0 ≤ j < K), w_big = tf32_value(to_tf32(w)):
+  //               pack_bf16x2(w0 − w0_big, w1 − w1_big) (the small parts, k = 2t, 2t + 1) and
+  //               pack_bf16x2(w0_big, w1_big) (the big parts, k = 2t + 8, 2t + 9).
+  (void)taps, (void)K, (void)s, (void)g, (void)t;
+  return make_uint4(0, 0, 0, 0);
+}
+
+/// Step 3's band_row_tf32x3 with the small products in BF16: per tile and k-step, one TF32 MMA
+/// (x_big · w_big) and one BF16 MMA of depth 16 (x_big · w_small + x_small · w_big), 2·S MMAs per
+/// tile where step 3 issues 3·S. `big` points as in step 3; `small2` at the input tile's x_small
+/// in BF16, two columns per word, row g + i, word t of the warp's first tile, rows LDP words
+/// apart: word 4q + t holds columns 8q + t and 8q + t + 4. Column group q's BF16 A: a0 and a1
+/// from the TF32 registers (rows g and g + 8), a2 = small2[4q], a3 = small2[4q + 8·LDP].
+/// b[s]: band_fragment_mixed's fragment of k-step s.
+///
+/// Per tile, its 2·S MMAs (the small products first, from zero) chain into `part`, added to acc
+/// in float32 as in step 3. Two tiles go at a time, their MMAs interleaved: a warp issues in
+/// order, and an MMA that needs the one before it waits for it; a second chain keeps the tensor
+/// cores busy meanwhile.
+template <int S, int NB, int LD, int LDP>
+__device__ __forceinline__ void band_row_tf32_bf16(const unsigned* big, const unsigned* small2, const uint4 (&b)[S],
+                                                   float (&acc)[NB][4]) {
+  // TODO(step 4): step 3's band_row_tf32x3 with two MMAs per k-step instead of three, one tile at
+  //               a time or, faster, two with their MMAs interleaved. Column group q's TF32 A as
+  //               in step 3 (from `big`); its BF16 A: a0 = pack_bf16x2 of the TF32 registers a0
+  //               and a2 (row g, columns t and t + 4), a1 = pack_bf16x2 of a1 and a3 (row g + 8),
+  //               a2 = small2[4q], a3 = small2[4q + 8·LDP]. Tile nb at k-step s: mma_bf16 of
+  //               group nb + s with b[s].z, b[s].w (from zero at s = 0), then mma_tf32 of its TF32
+  //               A with b[s].x, b[s].y, both into `part`; then acc[nb][e] += part[e].
+  (void)big, (void)small2, (void)b, (void)acc;
+}
+// ==== END STEP 4 ====
+
 /// The band fragments of every mask row (given): frags[(i·S + s)·32 + lane] for K rows, one
-/// thread each; run once per call, before banded_conv2d.
+/// thread each, step 3's (Arith = tf32x3) or step 4's (tf32_bf16); run once per call, before
+/// banded_conv2d.
+template <Precision Arith>
 __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __restrict__ frags) {
   const int S = band_steps(K);
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= K * S * 32) return;
   const int lane = e % 32, s = e / 32 % S, i = e / (32 * S);
-  frags[e] = band_fragment(M + i * K, K, s, lane / 4, lane % 4);
+  frags[e] = Arith == Precision::tf32x3 ? band_fragment(M + i * K, K, s, lane / 4, lane % 4)
+                                    : band_fragment_mixed(M + i * K, K, s, lane / 4, lane % 4);
 }
 
-/// The kernel (given), in three phases: the input tile into shared memory, split into its big
-/// and small TF32 parts (zero outside the image); band_row_tf32x3 for each mask row; the outputs
-/// out. Block (x, y) computes P's tile at row y·kBandTileRows, column x·kBandTileCols.
-/// Dynamic shared memory: band_shared_bytes(K).
-template <int S>
+/// The kernel of steps 3 and 4 (given), in three phases: the input tile into shared memory, split
+/// into its big and small parts (zero outside the image); a band row (band_row_tf32x3 or
+/// band_row_tf32_bf16) for each mask row; the outputs out. Block (x, y) computes P's tile at
+/// row y·kBandTileRows, column x·kBandTileCols. Dynamic shared memory: band_shared_bytes(K)
+/// for step 3, band_mixed_shared_bytes(K) for step 4.
+///
+/// Shared memory, rows = kBandTileRows + K − 1 of the input tile:
+///   tile_big  [rows][LD]   N rounded to TF32 (both steps)
+///   step 3: tile_small [rows][LD]  what rounding left, rounded to TF32 again
+///   step 4: small2     [rows][LDP] N minus its TF32 part, in BF16: word 4q + t holds columns
+///                                  8q + t and 8q + t + 4 (band_row_tf32_bf16's k order)
+template <Precision Arith, int S>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
               int width, int K) {
-  constexpr int NB = kBandWarpTiles, LD = band_tile_pitch(S), COLS = band_tile_cols(S);
+  constexpr int NB = kBandWarpTiles, LD = band_tile_pitch(S), LDP = band_pair_pitch(S), COLS = band_tile_cols(S);
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
+  static_assert(Arith == Precision::tf32x3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
+  static_assert(COLS % 2 == 0, "step 4: whole pairs of columns");
   extern __shared__ __align__(16) unsigned smem_u[];
   const int rows = kBandTileRows + K - 1;
-  unsigned* tile_big = smem_u;                // [rows][LD]: N rounded to TF32
-  unsigned* tile_small = smem_u + rows * LD;  // [rows][LD]: what rounding left, rounded again
+  unsigned* tile_big = smem_u;
+  unsigned* tile_small = smem_u + rows * LD;  // step 3
+  unsigned* small2 = smem_u + rows * LD;      // step 4
   const int r = (K - 1) / 2;
   const int y0 = blockIdx.y * kBandTileRows, x0 = blockIdx.x * kBandTileCols;
 
-  // 1. The input tile: tile[rr][cc] = N[y0 − r + rr][x0 − r + cc], 0 outside the image (the
-  //    lecture's ghost cells), split; a warp per row, its lanes along it (coalesced).
+  // 1. The input tile, tile[rr][cc] = N[y0 − r + rr][x0 − r + cc], 0 outside the image (the
+  //    lecture's ghost cells); a warp per row, its lanes along it (coalesced). First as raw
+  //    floats in tile_big, every copy of a thread in flight at once (cp.async: one load at a time,
+  //    each waiting for memory, would take about as long as the MMAs); then split in place, each
+  //    thread the elements it copied itself (so it waits for its own copies only).
+  float* raw = reinterpret_cast<float*>(tile_big);
   for (int rr = threadIdx.x / 32; rr < rows; rr += kBandThreads / 32) {
     const int y = y0 - r + rr;
     for (int cc = threadIdx.x % 32; cc < COLS; cc += 32) {
       const int x = x0 - r + cc;
-      const float v = y >= 0 && y < height && x >= 0 && x < width ? N[static_cast<size_t>(y) * width + x] : 0.0f;
-      split_tf32(v, tile_big[rr * LD + cc], tile_small[rr * LD + cc]);
+      const bool inside = y >= 0 && y < height && x >= 0 && x < width;
+      tiles::copy_async_or_zero(&raw[rr * LD + cc], inside ? N + static_cast<size_t>(y) * width + x : N, inside);
+    }
+  }
+  tiles::copy_async_commit();
+  tiles::copy_async_wait<0>();
+  for (int rr = threadIdx.x / 32; rr < rows; rr += kBandThreads / 32) {
+    for (int cc = threadIdx.x % 32; cc < COLS; cc += 32) {
+      const float v = raw[rr * LD + cc];
+      if constexpr (Arith == Precision::tf32x3) {
+        split_tf32(v, tile_big[rr * LD + cc], tile_small[rr * LD + cc]);
+      } else {
+        const unsigned bits = to_tf32(v);
+        tile_big[rr * LD + cc] = bits;
+        // Column cc = 8q + 4h + t is half h of word 4q + t (band_row_tf32_bf16's k order).
+        const int word = cc / 8 * 4 + cc % 4, half = cc % 8 / 4;
+        reinterpret_cast<__nv_bfloat16*>(small2 + rr * LDP + word)[half] = __float2bfloat16_rn(v - tf32_value(bits));
+      }
     }
   }
   __syncthreads();
@@ -119,8 +207,15 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   float acc[NB][4] = {};  // acc[nb]: D of the warp's tile nb (rows wy .. +16, columns wx + 8nb .. +8)
 #pragma unroll 1
   for (int i = 0; i < K; ++i) {
-    const int at = (wy + g + i) * LD + wx + t;
-    band_row_tf32x3<S, NB, LD>(tile_big + at, tile_small + at, frags + i * S * 32 + lane, acc);
+    uint4 b[S];  // this lane's band fragments of mask row i (the mask is the same for every block: L1 hits)
+#pragma unroll
+    for (int s = 0; s < S; ++s) b[s] = frags[(i * S + s) * 32 + lane];
+    const int row = wy + g + i;
+    if constexpr (Arith == Precision::tf32x3) {
+      band_row_tf32x3<S, NB, LD>(tile_big + row * LD + wx + t, tile_small + row * LD + wx + t, b, acc);
+    } else {
+      band_row_tf32_bf16<S, NB, LD, LDP>(tile_big + row * LD + wx + t, small2 + row * LDP + wx / 2 + t, b, acc);
+    }
   }
 
   // 3. D's registers (mma_tf32.cuh): e = 0, 1 are row g, columns 2t, 2t + 1; e = 2, 3 row g + 8.

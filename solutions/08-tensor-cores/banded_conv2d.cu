@@ -1,8 +1,9 @@
-// Lab 08: the launcher of step 3 (given: nothing to write here; your step is in
+// Lab 08: the launchers of steps 3 and 4 (given: nothing to write here; your steps are in
 // banded_conv2d.cuh).
 //
 // Idea:      one image, a mask of K ≥ 9 (kBandMinMask), as K banded GEMMs on tensor cores in
-//            3xTF32, checked with labs 01–07's FP32 tolerance (banded_conv2d.cuh).
+//            3xTF32 (step 3), or for K ≥ 13 (kBandMixedMinMask) with the two small products in
+//            BF16 (step 4); both checked with labs 01–07's FP32 tolerance (banded_conv2d.cuh).
 // Achieves:  `grader bench --only conv2d` times it against lab 07 and the FP32 FMA bound.
 //
 // Shapes: N [height][width], M [K][K], P [height][width].
@@ -23,23 +24,37 @@ namespace {
 /// The mask's band fragments, rewritten by every call (the mask may change between calls).
 __device__ uint4 g_band_fragments[band_fragment_count(kMaxMaskWidth)];
 
-template <int S>
+/// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) block for mask width k.
+template <Precision Arith>
+constexpr int shared_bytes(int k) {
+  return Arith == Precision::tf32x3 ? band_shared_bytes(k) : band_mixed_shared_bytes(k);
+}
+
+template <Precision Arith, int S>
 void launch(const Conv2dArgs& a) {
-  static const bool opted_in = [] {  // up to 94 KB of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    band_shared_bytes(kMaxMaskWidth)));
+  static const bool opted_in = [] {  // up to 96 KB of dynamic shared memory, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    shared_bytes<Arith>(kMaxMaskWidth)));
     return true;
   }();
   (void)opted_in;
   uint4* frags = nullptr;
   CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&frags), g_band_fragments));
   const int count = band_fragment_count(a.mask_width);
-  band_fragments<<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
+  band_fragments<Arith><<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
   CUDA_CHECK(cudaGetLastError());
   const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
-  banded_conv2d<S><<<grid, kBandThreads, band_shared_bytes(a.mask_width)>>>(a.N, frags, a.P, a.height, a.width,
-                                                                             a.mask_width);
+  banded_conv2d<Arith, S><<<grid, kBandThreads, shared_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
+                                                                                      a.width, a.mask_width);
   CUDA_CHECK(cudaGetLastError());
+}
+
+/// Refuses a mask outside [smallest, kMaxMaskWidth], naming the step and the widths it takes.
+void require_mask(const Conv2dArgs& a, const char* step, int smallest) {
+  if (a.mask_width < smallest || a.mask_width > kMaxMaskWidth) {
+    throw std::invalid_argument(std::string(step) + " takes masks of width " + std::to_string(smallest) + " to " +
+                                std::to_string(kMaxMaskWidth) + ", not " + std::to_string(a.mask_width));
+  }
 }
 
 }  // namespace
@@ -49,13 +64,21 @@ void conv2d_banded_tf32x3(const Conv2dArgs& a) {
     return not_implemented("lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3 in "
                            "banded_conv2d.cuh, then set kStep3Written = true");
   }
-  if (a.mask_width < kBandMinMask || a.mask_width > kMaxMaskWidth) {
-    throw std::invalid_argument("lab08 step 3 takes masks of width " + std::to_string(kBandMinMask) + " to " +
-                                std::to_string(kMaxMaskWidth) + ", not " + std::to_string(a.mask_width));
-  }
+  require_mask(a, "lab08 step 3", kBandMinMask);
   require_tensor_cores();
-  if (band_steps(a.mask_width) == 2) return launch<2>(a);
-  launch<3>(a);
+  if (band_steps(a.mask_width) == 2) return launch<Precision::tf32x3, 2>(a);
+  launch<Precision::tf32x3, 3>(a);
+}
+
+void conv2d_banded_tf32_bf16(const Conv2dArgs& a) {
+  if (!kStep4Written) {
+    return not_implemented("lab08 step 4 (small products in BF16): write band_fragment_mixed and "
+                           "band_row_tf32_bf16 in banded_conv2d.cuh, then set kStep4Written = true");
+  }
+  static_assert(band_steps(kBandMixedMinMask) == 3 && band_steps(kMaxMaskWidth) == 3, "one kernel for every K");
+  require_mask(a, "lab08 step 4", kBandMixedMinMask);
+  require_tensor_cores();
+  launch<Precision::tf32_bf16, 3>(a);  // K = 13 .. 17: three k-steps
 }
 
 }  // namespace convlab::lab08

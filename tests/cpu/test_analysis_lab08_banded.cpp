@@ -1,6 +1,6 @@
-// Lab 08 step 3's analysis model: its MMAs counted by hand, the band's useful fraction at each
+// Lab 08 steps 3 and 4's analysis model: MMAs counted by hand, the band's useful fraction at each
 // K, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
-// edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9).
+// edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13).
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
@@ -53,4 +53,21 @@ TEST_CASE("lab08 banded analysis: the error bound is within the FP32 rule at eve
   CHECK(banded_error_units(5) > 25);   // 35 > 25: why step 3 does not take small masks
   CHECK_THROWS_AS(analyze_lab08_banded(64, 64, 8), std::invalid_argument);
   CHECK_THROWS_AS(analyze_lab08_banded(0, 64, 9), std::invalid_argument);
+}
+
+TEST_CASE("lab08 banded analysis: step 4 issues two MMAs per k-step where step 3 issues three, and its bound fits the "
+          "FP32 rule from K = 13, not at 12",
+          "[analysis][lab08][banded]") {
+  const BandedAnalysis a = analyze_lab08_banded(8192, 8192, 17);
+  CHECK(a.mixed_takes);
+  CHECK(a.mixed_mmas == 53'477'376);  // 80,216,064 · 2/3, as ncu counted on an H200
+  CHECK(a.mixed_error_bound_units == 132 + 12 + 17);
+  static_assert(lab08::kBandMixedMinMask == 13, "the edge below");
+  CHECK(analyze_lab08_banded(64, 64, 13).mixed_fp32_ratio <= 1.0);  // 157 ≤ 169
+  CHECK(banded_mixed_error_units(12) > 144);                        // 156 > 144: why step 4 starts at 13
+  const BandedAnalysis k12 = analyze_lab08_banded(64, 64, 12);
+  CHECK_FALSE(k12.mixed_takes);
+  CHECK(k12.mixed_fp32_ratio > 1.0);
+  const TensorCoreCeilings c{3.0e12, 60.0e12, 300.0e12};
+  CHECK(banded_mixed_bounds(a, c).mma_s == Approx(banded_bounds(a, c).mma_s * 2 / 3));
 }

@@ -47,5 +47,6 @@ TEST_CASE("lab08 --list --json lists steps 1 and 2 on conv layers and step 3 on 
   CHECK(banded->mask_widths == MaskWidths::range(9, kMaxMaskWidth));
   CHECK(banded->tolerance.name == std::string("fp32"));
   CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3");
+  CHECK(listing.names_of(Problem::conv2d) == "banded_tf32x3, banded_tf32_bf16");
   CHECK_NOTHROW(check_problems_against_registry(listing, "08"));
 }

@@ -28,7 +28,7 @@ TEST_CASE("lab registry: every lab once, in number order, with the runner's vari
   CHECK(labs::find_lab(6)->variant("tf32_tensor_core")->tolerance.name == std::string("tf32"));
   CHECK(labs::find_lab(8)->variant("tf32")->tolerance.name == std::string("tf32x1"));
   CHECK(labs::find_lab(8)->variant("tf32x3")->tolerance.name == std::string("fp32"));
-  CHECK(labs::find_lab(8)->variant_count == 3);
+  CHECK(labs::find_lab(8)->variant_count == 4);
   CHECK(labs::find_lab(9) == nullptr);
   CHECK(labs::find_lab("lab5") == nullptr);
 }
@@ -56,8 +56,8 @@ TEST_CASE("lab registry: CMake finds every row, and each lab's stub folder has i
   }
 }
 
-TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 9 to 17, FP32-accurate on tensor "
-          "cores, and every other variant its lab's problem",
+TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 9 to 17 and its fourth from 13, both "
+          "FP32-accurate on tensor cores, and every other variant its lab's problem",
           "[registry]") {
   const labs::LabEntry& lab = *labs::find_lab(8);
   const labs::VariantEntry* banded = lab.variant("banded_tf32x3");
@@ -69,7 +69,13 @@ TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 
   CHECK(banded->tolerance.name == std::string("fp32"));
   CHECK(banded->tensor_cores);
   CHECK(lab.variant_count_of(Problem::conv_layer) == 2);
-  CHECK(lab.variant_count_of(Problem::conv2d) == 1);
+  CHECK(lab.variant_count_of(Problem::conv2d) == 2);
+  const labs::VariantEntry* mixed = lab.variant("banded_tf32_bf16");
+  REQUIRE(mixed != nullptr);
+  CHECK(lab.problem_of(*mixed) == Problem::conv2d);
+  CHECK(lab.mask_widths_of(*mixed).widths() == std::vector<int>{13, 14, 15, 16, 17});
+  CHECK(mixed->tolerance.name == std::string("fp32"));
+  CHECK(mixed->tensor_cores);
   CHECK(lab.mask_widths_for(Problem::conv2d) == MaskWidths::range(9, kMaxMaskWidth));
   CHECK(lab.solves(Problem::conv2d));
   CHECK(lab.problem_of(*lab.variant("tf32")) == Problem::conv_layer);

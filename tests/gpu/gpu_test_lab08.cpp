@@ -52,7 +52,7 @@ const fs::path kLab = kSource / "labs" / "08-tensor-cores";
 const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
 constexpr int kLayerVariants = 2;  // tf32, tf32x3: the steps that solve conv layers
 const labs::LabEntry& kLab08 = *labs::find_lab(8);
-/// The K step 3 (banded_tf32x3, the lab's conv2d variant) takes.
+/// The K steps 3 and 4 (banded_tf32x3, banded_tf32_bf16: the lab's conv2d variants) take, together.
 const MaskWidths kBandedWidths = kLab08.mask_widths_for(Problem::conv2d);
 
 std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMaxTextFileBytes); }
@@ -127,26 +127,38 @@ TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random s
   testing::expect_all_pass(rnd, kLayerVariants * static_cast<int>(specs.size()), false);
 }
 
-TEST_CASE("gpu: solution08 step 3 passes every public conv2d case with K = 9..17 and a fresh random set of every such "
-          "K, even ones included",
+TEST_CASE("gpu: solution08 steps 3 and 4 pass every public conv2d case of the K they take and a fresh random set of "
+          "every such K, even ones included",
           "[gpu][lab08]") {
   REQUIRE(kBandedWidths == MaskWidths::range(9, kMaxMaskWidth));
+  // (step, case) pairs that should pass: each conv2d step on the cases of the K it takes; the
+  // other pairs are skipped.
+  auto runs_taking = [](int k) {
+    int n = 0;
+    for (int i = 0; i < kLab08.variant_count; ++i) {
+      const labs::VariantEntry& v = kLab08.variants[static_cast<std::size_t>(i)];
+      n += kLab08.problem_of(v) == Problem::conv2d && kLab08.mask_widths_of(v).contains(k) ? 1 : 0;
+    }
+    return n;
+  };
   int taken = 0;
-  for (const fs::path& dir : find_cases(kDatasets / "conv2d")) {
-    taken += kBandedWidths.contains(read_case_info(dir).conv2d.mask_width) ? 1 : 0;
-  }
+  for (const fs::path& dir : find_cases(kDatasets / "conv2d")) taken += runs_taking(read_case_info(dir).conv2d.mask_width);
   REQUIRE(taken > 0);
   const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv2d", {"--no-time"});
-  testing::expect_all_pass(pub, taken);  // the cases of other K are skipped
+  testing::expect_all_pass(pub, taken);
 
   const std::uint64_t seed = std::random_device{}();
   INFO("random set seed " << seed);
   const fs::path dir = fs::temp_directory_path() / "convlab-gpu-random-lab08-conv2d";
   fs::remove_all(dir);
   const std::vector<Conv2dSpec> specs = random_conv2d_specs(seed, 40, 300, kBandedWidths);
-  for (const Conv2dSpec& s : specs) write_case(dir / s.name, generate_case(s));
+  int random_taken = 0;
+  for (const Conv2dSpec& s : specs) {
+    write_case(dir / s.name, generate_case(s));
+    random_taken += runs_taking(s.shape.mask_width);
+  }
   const testing::LabRun rnd = testing::run_lab("solution08", dir, {"--no-time"});
-  testing::expect_all_pass(rnd, static_cast<int>(specs.size()), false);
+  testing::expect_all_pass(rnd, random_taken);
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
@@ -187,18 +199,19 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32
 
 TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step and what to write",
           "[gpu][lab08][skeleton]") {
-  // Both problems' cases: steps 1 and 2 run on the conv layers, step 3 on the images.
+  // Both problems' cases: steps 1 and 2 run on the conv layers, steps 3 and 4 on the images.
   const testing::LabRun r = testing::run_lab("lab08", kDatasets, {"--no-time"});
   CHECK(r.process.exit_code == 1);
   const std::map<std::string, std::string> step_of{
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
-      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3"}};
+      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3"},
+      {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_row_tf32_bf16"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {
     INFO(res.dump());
-    if (res.at("status") == "SKIP") continue;  // step 3 on a K it does not take
+    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take
     CHECK(res.at("status") == "FAIL");
     const std::string variant = res.at("variant");
     REQUIRE(step_of.count(variant));
@@ -208,7 +221,7 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
   CHECK(failed.size() == step_of.size());
 }
 
-TEST_CASE("gpu: lab 08 from the stubs with its three steps spliced in gets full marks from grader grade, speed included",
+TEST_CASE("gpu: lab 08 from the stubs with its four steps spliced in gets full marks from grader grade, speed included",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
@@ -217,7 +230,7 @@ TEST_CASE("gpu: lab 08 from the stubs with its three steps spliced in gets full 
   CHECK(lab.at("correctness").at("failures").empty());
   CHECK(lab.at("correctness").at("passed") == lab.at("correctness").at("runs"));
   // Each step timed on the rubric's performance case of its problem: lab 08's own conv2d case
-  // (K = 13, which step 3 takes) and the global conv-layer case.
+  // (K = 13, which steps 3 and 4 take) and the global conv-layer case.
   const grader::Rubric rubric = grader::load_rubric(grader::default_rubric_path());
   std::set<std::string> timed;
   for (const json& v : lab.at("performance").at("variants")) {
@@ -229,7 +242,7 @@ TEST_CASE("gpu: lab 08 from the stubs with its three steps spliced in gets full 
     CHECK(v.at("case") == rubric.performance_case("08", kLab08.problem_of(*entry)).id());
     CHECK(v.at("correct").get<bool>());
   }
-  CHECK(timed == std::set<std::string>{"tf32", "tf32x3", "banded_tf32x3"});
+  CHECK(timed == std::set<std::string>{"tf32", "tf32x3", "banded_tf32x3", "banded_tf32_bf16"});
   CHECK(lab.at("performance").at("cases").size() == 2);
   CHECK(lab.at("points").get<double>() == Approx(lab.at("max_points").get<double>()));
   CHECK(lab.at("max_points").get<double>() == Approx(10));

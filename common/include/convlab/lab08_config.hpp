@@ -16,6 +16,9 @@ namespace convlab::lab08 {
 enum class Precision {
   tf32,    ///< step 1, "1xTF32": both operands rounded to TF32, one product
   tf32x3,  ///< step 2, "3xTF32": both split into big + small TF32 parts, three products
+  /// step 4: split as 3xTF32, the big product in TF32, the two small ones in BF16, both in one
+  /// MMA of twice the depth (one image, K ≥ kBandMixedMinMask)
+  tf32_bf16,
 };
 
 /// The tensor-core instruction: `mma.sync.aligned.m16n8k8` with TF32 operands and float32
@@ -110,5 +113,28 @@ CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_s
 /// rows, twice: its big and its small TF32 parts, split once as the tile is loaded.
 constexpr int band_shared_bytes(int k) { return 2 * (kBandTileRows + k - 1) * band_tile_pitch(band_steps(k)) * 4; }
 static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "fragment loads on 32 banks");
+
+// ---- Step 4: step 3 with its two small products in BF16 (banded_conv2d.cuh) ----
+//
+// The big product stays TF32 (T MMAs of depth 8 per mask row and tile); the small products
+// x_big·w_small + x_small·w_big, which need only a few bits, become one BF16 product of depth 16
+// (x_big's and x_small's 8 columns side by side, against w_small's and w_big's band): T BF16
+// MMAs, which take the tensor cores as long as T TF32 ones. 2T MMAs where step 3 issues 3T.
+
+/// The smallest mask step 4 takes: its error bound, (132 + 12 + K)·2^-24·S (docs/design.md,
+/// Tolerance), is within the float32 rule K²·2^-24·S from K = 13 on.
+inline constexpr int kBandMixedMinMask = 13;
+/// The pitch of step 4's BF16 copy of the input tile's small parts, in words of two columns: at
+/// least half the tile's columns, and 4 (mod 8), so that a warp's fragment load (rows g < 8,
+/// words t < 4) touches 32 different banks.
+CONVLAB_HOST_DEVICE constexpr int band_pair_pitch(int steps) {
+  return band_tile_cols(steps) / 2 + (12 - band_tile_cols(steps) / 2 % 8) % 8;
+}
+/// Dynamic shared memory of a step 4 block for mask width k: the input tile's big TF32 parts
+/// (as step 3) and its small parts in BF16, two to a word.
+constexpr int band_mixed_shared_bytes(int k) {
+  return (kBandTileRows + k - 1) * (band_tile_pitch(band_steps(k)) + band_pair_pitch(band_steps(k))) * 4;
+}
+static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "fragment loads on 32 banks");
 
 }  // namespace convlab::lab08

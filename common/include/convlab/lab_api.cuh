@@ -94,6 +94,7 @@ namespace lab08 {
 void conv_layer_tf32(const ConvLayerArgs& a);    ///< step 1: implicit GEMM on TF32 tensor cores (1xTF32)
 void conv_layer_tf32x3(const ConvLayerArgs& a);  ///< step 2: three TF32 products per product, FP32-accurate
 void conv2d_banded_tf32x3(const Conv2dArgs& a);   ///< step 3: one image, K ≥ 9, as banded GEMMs in 3xTF32
+void conv2d_banded_tf32_bf16(const Conv2dArgs& a);  ///< step 4: step 3 for K ≥ 13, its small products in BF16
 }  // namespace lab08
 
 }  // namespace convlab

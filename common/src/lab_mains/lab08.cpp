@@ -1,7 +1,7 @@
 // What the lab08 executable runs: its functions (declared in lab_api.cuh), paired in order with
 // the variants of the lab registry (convlab/lab_registry.hpp: names, mask widths, tolerances),
 // one variant per step of labs/08-tensor-cores/README.md. Steps 1 and 2 solve conv layers,
-// step 3 single-channel 2D convolution: one list of functions per problem. Students edit the
+// steps 3 and 4 single-channel 2D convolution: one list of functions per problem. Students edit the
 // lab's kernel files, never this one.
 #include "convlab/lab_api.cuh"
 #include "convlab/lab_registry.hpp"
@@ -13,7 +13,8 @@ convlab::LabDescription convlab::this_lab() {
   // The vectors' types are spelled out: a braced list alone would also read as an iterator range.
   return describe_lab(*labs::find_lab(8),
                       std::vector<void (*)(const Conv2dArgs&)>{
-                          lab08::conv2d_banded_tf32x3  // "banded_tf32x3" step 3, K = 9..17, the FP32 tolerance
+                          lab08::conv2d_banded_tf32x3,    // "banded_tf32x3"    step 3, K = 9..17, the FP32 tolerance
+                          lab08::conv2d_banded_tf32_bf16  // "banded_tf32_bf16" step 4, K = 13..17, the FP32 tolerance
                       },
                       std::vector<void (*)(const ConvLayerArgs&)>{
                           lab08::conv_layer_tf32,   // "tf32"    step 1, checked with the 1xTF32 tolerance

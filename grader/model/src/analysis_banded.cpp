@@ -1,4 +1,5 @@
-// Lab 08 step 3's model, from the same configuration its kernel reads (convlab/lab08_config.hpp).
+// Lab 08 steps 3 and 4's model, from the same configuration their kernel reads
+// (convlab/lab08_config.hpp).
 #include "convlab/analysis_banded.hpp"
 
 #include <fmt/format.h>
@@ -23,6 +24,10 @@ long long inside(long long lo, long long len, long long size) {
 }  // namespace
 
 double banded_error_units(int mask_width) { return 12.0 + 18.0 + mask_width; }
+
+double banded_mixed_error_units(int mask_width) {
+  return 132.0 + 4.0 * lab08::band_steps(mask_width) + mask_width;
+}
 
 BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   if (height < 1 || width < 1) throw std::invalid_argument(fmt::format("analysis: a {}x{} image", height, width));
@@ -54,6 +59,10 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   a.error_bound_units = banded_error_units(mask_width);
   a.allowed_units = static_cast<double>(mask_width) * mask_width;
   a.fp32_ratio = a.error_bound_units / a.allowed_units;
+  a.mixed_takes = mask_width >= lab08::kBandMixedMinMask;
+  a.mixed_mmas = a.mmas / 3 * 2;
+  a.mixed_error_bound_units = banded_mixed_error_units(mask_width);
+  a.mixed_fp32_ratio = a.mixed_error_bound_units / a.allowed_units;
   return a;
 }
 
@@ -63,6 +72,12 @@ TensorCoreBounds banded_bounds(const BandedAnalysis& a, const TensorCoreCeilings
   b.memory_s = over(a.compulsory_bytes, c.copy_bytes_per_s);
   b.fma_s = over(2.0 * static_cast<double>(a.useful_fmas), c.fma_flops_per_s);
   b.mma_s = over(a.mma_flops, c.tf32_mma_flops_per_s);
+  return b;
+}
+
+TensorCoreBounds banded_mixed_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c) {
+  TensorCoreBounds b = banded_bounds(a, c);
+  b.mma_s = c.tf32_mma_flops_per_s > 0 ? kMmaFlops * static_cast<double>(a.mixed_mmas) / c.tf32_mma_flops_per_s : 0.0;
   return b;
 }
 

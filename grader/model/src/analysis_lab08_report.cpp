@@ -112,6 +112,23 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
   }
   out += fmt::format("  error bound               {:.4g}·2^-24·S; the FP32 rule allows {:.4g}·2^-24·S ({:.3g}×{})\n",
                      a.error_bound_units, a.allowed_units, a.fp32_ratio, a.fp32_ratio <= 1 ? ", FP32-accurate" : "");
+  if (!a.mixed_takes) {
+    out += fmt::format("lab 08 step 4 (banded_tf32_bf16) takes K ≥ {}: its error bound, {:.4g}·2^-24·S, is over the FP32 "
+                       "rule's {:.4g}·2^-24·S at K = {}\n",
+                       lab08::kBandMixedMinMask, a.mixed_error_bound_units, a.allowed_units, mask_width);
+    return out;
+  }
+  out += fmt::format("lab 08 step 4 (banded_tf32_bf16), the same blocks and band\n");
+  out += fmt::format("  work                      {} MMAs (per k-step one TF32 m16n8k8 and one BF16 m16n8k16: {:.3g}x step 3's)\n",
+                     a.mixed_mmas, static_cast<double>(a.mixed_mmas) / static_cast<double>(a.mmas));
+  if (have(ceilings)) {
+    const TensorCoreBounds b = banded_mixed_bounds(a, ceilings);
+    out += fmt::format("  bounds                    its MMAs at the TF32 instruction rate {:.4f} ms{}\n", 1e3 * b.mma_s,
+                       in_parentheses(ceilings_origin));
+  }
+  out += fmt::format("  error bound               {:.4g}·2^-24·S; the FP32 rule allows {:.4g}·2^-24·S ({:.3g}×{})\n",
+                     a.mixed_error_bound_units, a.allowed_units, a.mixed_fp32_ratio,
+                     a.mixed_fp32_ratio <= 1 ? ", FP32-accurate" : "");
   return out;
 }
 
@@ -125,11 +142,15 @@ nlohmann::json lab08_banded_report_json(int height, int width, int mask_width, c
                       {"tile_loads", a.tile_loads}, {"compulsory_bytes", a.compulsory_bytes},
                       {"error_bound_units", a.error_bound_units}, {"allowed_units", a.allowed_units},
                       {"fp32_ratio", a.fp32_ratio}};
+  nlohmann::json step4 = {{"variant", "banded_tf32_bf16"}, {"takes", a.mixed_takes}, {"mmas", a.mixed_mmas},
+                          {"error_bound_units", a.mixed_error_bound_units}, {"fp32_ratio", a.mixed_fp32_ratio}};
   if (have(ceilings)) {
     const TensorCoreBounds b = banded_bounds(a, ceilings);
     j["bounds_ms"] = {{"memory", 1e3 * b.memory_s}, {"fp32_fma", 1e3 * b.fma_s}, {"own", 1e3 * b.mma_s}};
     j["ceilings_origin"] = ceilings_origin;
+    step4["bounds_ms"] = {{"own", 1e3 * banded_mixed_bounds(a, ceilings).mma_s}};
   }
+  j["step4"] = step4;
   return j;
 }
 

@@ -1,16 +1,19 @@
 /// @file analysis_banded.hpp
-/// @brief The analysis model of lab 08 step 3 (solutions/08-tensor-cores/banded_conv2d.cuh): one
-///        image and a K × K mask as banded GEMMs on tensor cores, 3xTF32. What it issues (MMAs,
-///        loads), how much of each MMA is the mask's (the useful fraction), its bounds against
-///        the measured ceilings and its worst-case error against the FP32 rule (docs/design.md,
-///        Tolerance).
+/// @brief The analysis model of lab 08 steps 3 and 4 (solutions/08-tensor-cores/banded_conv2d.cuh):
+///        one image and a K × K mask as banded GEMMs on tensor cores, 3xTF32 (step 3) or with the
+///        two small products in one BF16 MMA (step 4). What they issue (MMAs, loads), how much of
+///        each MMA is the mask's (the useful fraction), their bounds against the measured
+///        ceilings and their worst-case errors against the FP32 rule (docs/design.md, Tolerance).
 ///
 /// ## The step, as written
 /// Blocks of kBandTileRows × kBandTileCols outputs (whole tiles, ragged edges included), 8 warps
 /// of 16 × 64; for each of the K mask rows a warp issues 3 MMAs per k-step, S = band_steps(K)
 /// k-steps per 8-column tile, 8 tiles. Each block reads its input tile, (rows + K − 1) ×
 /// band_tile_cols(S), once from global memory (zero outside the image: those are not read), and
-/// writes its outputs inside the image.
+/// writes its outputs inside the image. Step 4 runs the same blocks and band with 2 MMAs per
+/// k-step: one TF32 m16n8k8 and one BF16 m16n8k16, which an H200 issues at the same rate
+/// (measured: 153-154 and 148-150 billion a second), so its MMA bound counts both at the TF32
+/// instruction rate.
 #pragma once
 
 #include "convlab/analysis_tensor_cores.hpp"
@@ -33,6 +36,11 @@ struct BandedAnalysis {
   double error_bound_units = 0;  ///< worst-case |error| of one output in units of 2^-24·S
   double allowed_units = 0;      ///< what the FP32 rule allows: n = K²
   double fp32_ratio = 0;         ///< error_bound_units / allowed_units: ≤ 1 means FP32-accurate
+  /// Step 4 (banded_tf32_bf16), which takes K ≥ kBandMixedMinMask: the same blocks and band.
+  bool mixed_takes = false;            ///< K ≥ kBandMixedMinMask
+  long long mixed_mmas = 0;            ///< its MMAs: half TF32 m16n8k8, half BF16 m16n8k16
+  double mixed_error_bound_units = 0;  ///< its worst-case |error| in units of 2^-24·S
+  double mixed_fp32_ratio = 0;         ///< mixed_error_bound_units / allowed_units
 };
 
 /// Step 3 on an H × W image with a K × K mask.
@@ -44,8 +52,16 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width);
 /// row, K for the float32 additions of the K rows' partial sums.
 double banded_error_units(int mask_width);
 
+/// The worst-case error of step 4's arithmetic, in units of 2^-24·S: 132 per product (4 for
+/// x_small·w_small, which it drops, and 64 for each small product's two BF16 roundings of at most
+/// 2^-8), 4·S for its chains of 2·S MMAs per mask row, K for the float32 additions.
+double banded_mixed_error_units(int mask_width);
+
 /// Step 3's bounds with these ceilings (a zero ceiling gives a zero bound): memory, the FP32 FMA
 /// bound lab 07 is held to, and its own MMAs at the TF32 peak.
 TensorCoreBounds banded_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c);
+
+/// Step 4's bounds: as step 3's, with its MMAs (mixed_mmas) at the TF32 instruction rate.
+TensorCoreBounds banded_mixed_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c);
 
 }  // namespace convlab::analysis
