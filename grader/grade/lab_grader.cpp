@@ -262,7 +262,8 @@ LabResult finish_lab(CheckedLab checked, GradingEnvironment& env) {
   LabResult& result = checked.result;
   if (checked.settled) return std::move(result);
   result.prediction = predict_lab(result.lab.number, prediction_context(result.lab, checked.exe, env));
-  // The case the model's numbers are about; none for a lab it does not predict (lab 08).
+  // The case the model's numbers are about; none for lab 08, whose steps are on two cases (its
+  // prediction's config names them, and each measurement its own).
   if (const std::optional<Problem> p = predicted_problem(result.lab.number)) {
     result.prediction->case_id = env.performance_case_id(result.lab, *p);
   }

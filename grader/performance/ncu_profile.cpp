@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> summed_metrics() {
   return {kMetricGlobalLoadBytes, kMetricSharedLoadBytes, kMetricDramReadBytes, kMetricDivergentBranches,
           kMetricAsyncCopyBytes,  kMetricAsyncCopyInsts,  kMetricThreadInsts,   kMetricThreadInstsPredOn,
-          kMetricWarpInsts};
+          kMetricWarpInsts,       kMetricTensorMmaInsts};
 }
 
 Measured warp_execution_efficiency(const ProfileResult& p, bool pred_on) {

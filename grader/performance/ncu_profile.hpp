@@ -32,6 +32,9 @@ inline constexpr const char* kMetricAsyncCopyInsts = "sm__sass_inst_executed_op_
 inline constexpr const char* kMetricThreadInsts = "smsp__thread_inst_executed.sum";
 inline constexpr const char* kMetricThreadInstsPredOn = "smsp__thread_inst_executed_pred_on.sum";
 inline constexpr const char* kMetricWarpInsts = "smsp__inst_executed.sum";
+/// Tensor-core MMA instructions (warp-level mma.sync of any type: lab 08's TF32 and BF16 ones),
+/// what the analysis model's MMA counts predict.
+inline constexpr const char* kMetricTensorMmaInsts = "sm__inst_executed_pipe_tensor_op_hmma.sum";
 /// The metrics that add up over kernels.
 std::vector<std::string> summed_metrics();
 

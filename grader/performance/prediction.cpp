@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "convlab/analysis_banded.hpp"
 #include "convlab/analysis_im2col.hpp"
 #include "convlab/analysis_register_tiling.hpp"
+#include "convlab/analysis_tensor_cores.hpp"
 
 namespace convlab::grader {
 
@@ -126,6 +128,47 @@ PredictionResult predict_im2col(const PredictionContext& ctx) {
   return p;
 }
 
+/// Lab 08: each step's MMAs on the performance case of its problem (steps 1 and 2 on the layer,
+/// steps 3 and 4 on the image), as the solution's launchers run them. The model counts MMAs, not
+/// loads, for these kernels.
+PredictionResult predict_tensor_cores(const PredictionContext& ctx) {
+  PredictionResult p;
+  if (ctx.sm_count < 1) {
+    p.unavailable = "lab 08's split-K plan depends on the GPU's SM count, which is unknown here";
+    return p;
+  }
+  const Conv2dShape& s = ctx.conv2d;
+  try {
+    const analysis::TensorCoreAnalysis layer = analysis::analyze_lab08(ctx.layer, ctx.sm_count);
+    const analysis::BandedAnalysis band = analysis::analyze_lab08_banded(s.height, s.width, s.mask_width);
+    p.config = fmt::format("steps 1-2 on {}, {} SMs; steps 3-4 on {}x{} K={}", ctx.layer.describe(), ctx.sm_count,
+                           s.height, s.width, s.mask_width);
+    auto add = [&p](const std::string& variant, const std::string& config, long long mmas) {
+      VariantPrediction v;
+      v.variant = variant;
+      v.config = config;
+      v.loads_modelled = false;
+      v.mmas = mmas;
+      p.variants.push_back(v);
+      p.summary.push_back(fmt::format("{}: {} MMAs ({})", variant, mmas, config));
+    };
+    for (const analysis::TensorCoreStep& st : layer.steps) {
+      add(st.name,
+          st.on_cuda_cores ? std::string("float32 CUDA cores: the reduction is too short for 3xTF32")
+                           : fmt::format("{}x{}x{} tiles, split {}", st.plan.bm, st.plan.bn, st.plan.bk,
+                                         st.effective_splits),
+          st.on_cuda_cores ? 0 : st.mmas);
+    }
+    add("banded_tf32x3", fmt::format("{} blocks, 3 TF32 MMAs per k-step", band.blocks), band.mmas);
+    if (band.mixed_takes) {
+      add("banded_tf32_bf16", fmt::format("{} blocks, a TF32 and a BF16 MMA per k-step", band.blocks), band.mixed_mmas);
+    }
+  } catch (const std::exception& e) {
+    p.unavailable = fmt::format("the analysis model rejects lab 08's performance cases: {}", e.what());
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string divergence_basis(const std::string& number) {
@@ -189,6 +232,7 @@ std::optional<Problem> predicted_problem(const std::string& number) {
 }
 
 PredictionResult predict_lab(const std::string& number, const PredictionContext& context) {
+  if (number == "08") return predict_tensor_cores(context);
   if (!predicted_problem(number)) {
     PredictionResult p;
     p.unavailable = fmt::format("the analysis model has no configuration for lab {}", number);

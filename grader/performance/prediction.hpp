@@ -34,7 +34,8 @@ std::optional<analysis::Config> lab_analysis_config(const std::string& number, c
 /// cover (lab 08, whose variants solve both: `grader analyze --lab lab08` analyses its steps).
 std::optional<Problem> predicted_problem(const std::string& number);
 
-/// The prediction for lab `number` ("01".."07"); "unavailable" for any other.
+/// The prediction for lab `number` ("01".."08"; lab 08's: each step's MMAs on its own problem's
+/// case, `case_id` left empty); "unavailable" for any other.
 PredictionResult predict_lab(const std::string& number, const PredictionContext& context);
 
 /// Which measured divergence metric the predicted divergent warps of lab `number` should match,

@@ -67,8 +67,9 @@ const VariantTiming* fastest(const PerformanceResult& p) {
 std::string prediction_text(const PredictionResult& p) {
   if (!p.unavailable.empty()) return "unavailable: " + p.unavailable;
   if (p.variants.size() > 1 || (p.variants.size() == 1 && !p.variants[0].variant.empty())) {
-    // Labs 06 and 07: the lab's lines, then each variant's beside its measurement.
-    std::string s = fmt::format("on {} ({})", p.case_id, p.config);
+    // Labs 06, 07 and 08: the lab's lines, then each variant's beside its measurement (lab 08's
+    // steps are on two cases, which its config names).
+    std::string s = p.case_id.empty() ? p.config : fmt::format("on {} ({})", p.case_id, p.config);
     for (const std::string& line : p.summary) s += "\n    " + line;
     return s;
   }
@@ -89,13 +90,17 @@ std::string profile_text(const ProfileResult& p) {
   for (const Measured& m : p.threads_per_warp_instruction) {
     ratios.push_back(m.value ? fmt::format("{:.1f}", *m.value) : m.unavailable);
   }
+  const auto mma = p.metrics.find(kMetricTensorMmaInsts);
+  const std::string mmas = mma != p.metrics.end() && mma->second.value && *mma->second.value > 0
+                               ? fmt::format("; tensor-core MMA instructions {:.0f}", *mma->second.value)
+                               : "";
   const auto async = p.metrics.find(kMetricAsyncCopyBytes);
   const std::string copies = async != p.metrics.end() && async->second.value && *async->second.value > 0
                                  ? fmt::format("; cp.async read {}", format_bytes(*async->second.value))
                                  : "";
-  return fmt::format("global loads {}{}; shared loads {}; DRAM read {}; divergent branch targets {}; "
+  return fmt::format("global loads {}{}{}; shared loads {}; DRAM read {}; divergent branch targets {}; "
                      "threads per warp instruction {} ({} kernel{})",
-                     measured_text(p.metrics.at(kMetricGlobalLoadBytes), true), copies,
+                     measured_text(p.metrics.at(kMetricGlobalLoadBytes), true), copies, mmas,
                      measured_text(p.metrics.at(kMetricSharedLoadBytes), true),
                      measured_text(p.metrics.at(kMetricDramReadBytes), true),
                      measured_text(p.metrics.at(kMetricDivergentBranches), false), join(ratios, " / "),
@@ -108,6 +113,10 @@ std::string percent(const Measured& m) {
 
 // The model's numbers for one variant, each beside the metric it predicts.
 std::string variant_prediction_text(const VariantPrediction& v) {
+  if (!v.loads_modelled) {
+    return v.mmas > 0 ? fmt::format("tensor-core MMA instructions {} ({}); {}", v.mmas, kMetricTensorMmaInsts, v.config)
+                      : fmt::format("no tensor-core MMAs: {}", v.config);
+  }
   std::string s = fmt::format("global loads {} ({})", format_bytes(v.global_load_bytes), kMetricGlobalLoadBytes);
   if (v.async_copies > 0) {
     s += fmt::format("; cp.async {} read by {} copies, zero-fills included ({})", format_bytes(v.async_copy_bytes),
@@ -349,15 +358,17 @@ json submission_json(const SubmissionResult& s) {
                    {"divergent_warps_compute", p.divergent_warps_compute}});
         json variants = json::array();
         for (const VariantPrediction& v : p.variants) {
+          const auto loads = [&](auto value) { return v.loads_modelled ? json(value) : json(nullptr); };
           variants.push_back({{"variant", v.variant}, {"config", v.config},
-                              {"global_load_bytes", v.global_load_bytes},
+                              {"global_load_bytes", loads(v.global_load_bytes)},
                               {"global_load_bytes_metric", kMetricGlobalLoadBytes},
-                              {"async_copies", v.async_copies}, {"async_copy_bytes", v.async_copy_bytes},
+                              {"async_copies", loads(v.async_copies)}, {"async_copy_bytes", loads(v.async_copy_bytes)},
                               {"async_copy_bytes_metric", kMetricAsyncCopyBytes},
                               {"global_floats_per_fma", v.global_floats_per_fma}, {"warps", v.warps},
                               {"divergent_warps", v.divergent_warps},
                               {"divergent_warps_branch", v.divergent_warps_branch < 0 ? json(nullptr)
-                                                                                      : json(v.divergent_warps_branch)}});
+                                                                                      : json(v.divergent_warps_branch)},
+                              {"mmas", v.mmas}, {"mmas_metric", kMetricTensorMmaInsts}});
         }
         pj["variants"] = variants;
         pj["summary"] = p.summary;

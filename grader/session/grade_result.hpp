@@ -136,6 +136,12 @@ struct VariantPrediction {
   long long warps = 0;               ///< warps launched (0: divergence not modelled)
   long long divergent_warps = 0;     ///< warps whose lanes split at some boundary test
   long long divergent_warps_branch = -1;  ///< of which at a real branch (-1: not told apart)
+  /// False where the model counts no loads for this kernel (lab 08's tensor-core steps): the
+  /// three load fields above are then not predictions.
+  bool loads_modelled = true;
+  /// Tensor-core MMA instructions (warp-level), what `sm__inst_executed_pipe_tensor_op_hmma.sum`
+  /// counts; 0 for a kernel without them.
+  long long mmas = 0;
 };
 
 /// The analysis model's prediction for the lab's kernel on the performance image.

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "convlab/analysis_banded.hpp"
+#include "convlab/analysis_tensor_cores.hpp"
 #include "convlab/atomic_file.hpp"
 #include "reports/batch_report.hpp"
 #include "performance/ncu_profile.hpp"
@@ -176,6 +178,52 @@ TEST_CASE("reports: labs 06 and 07 show the model beside each variant's ncu prof
   const ProfileResult failed = unavailable_profile("register_tiled", "ncu exited with 1");
   CHECK_FALSE(warp_execution_efficiency(failed, true).value);
   CHECK_THAT(warp_execution_efficiency(failed, false).unavailable, Catch::Contains("ncu exited with 1"));
+}
+
+TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's tensor-core MMA count, loads not "
+          "modelled",
+          "[grader][reports]") {
+  PredictionContext ctx;
+  ctx.conv2d = {2048, 2048, 13};
+  ctx.layer = {4, 32, 64, 64, 64, 3, 1, 1, 1};
+  ctx.sm_count = 0;
+  CHECK_THAT(predict_lab("08", ctx).unavailable, Catch::Contains("SM count"));
+  ctx.sm_count = 132;
+  LabResult l08;
+  l08.lab = LabInfo{"08", "08-tensor-cores", {"tensor_cores.cu", "banded_conv2d.cu"}};
+  l08.prediction = predict_lab("08", ctx);
+  REQUIRE(l08.prediction->unavailable.empty());
+  CHECK(l08.prediction->case_id.empty());  // two cases: the config names both
+  REQUIRE(l08.prediction->variants.size() == 4);
+  const convlab::analysis::BandedAnalysis band = convlab::analysis::analyze_lab08_banded(2048, 2048, 13);
+  const convlab::analysis::TensorCoreAnalysis layer = convlab::analysis::analyze_lab08(ctx.layer, 132);
+  CHECK(l08.prediction->for_variant("tf32")->mmas == layer.step("tf32").mmas);
+  CHECK(l08.prediction->for_variant("tf32x3")->mmas == layer.step("tf32x3").mmas);
+  CHECK(l08.prediction->for_variant("banded_tf32x3")->mmas == band.mmas);
+  CHECK(l08.prediction->for_variant("banded_tf32_bf16")->mmas == band.mixed_mmas);
+  CHECK(band.mixed_mmas * 3 == band.mmas * 2);
+  ProfileResult prof;
+  prof.variant = "banded_tf32_bf16";
+  prof.case_id = "conv2d/perf";
+  prof.kernels = {"band_fragments", "banded_conv2d"};
+  for (const std::string& m : summed_metrics()) prof.metrics[m] = {0.0, ""};
+  prof.metrics[kMetricTensorMmaInsts] = {static_cast<double>(band.mixed_mmas), ""};
+  prof.threads_per_warp_instruction = {{32.0, ""}, {32.0, ""}};
+  l08.profile.push_back(prof);
+  SubmissionResult s;
+  s.name = "solutions/";
+  s.kind = "solutions";
+  s.labs = {l08};
+  const std::string text = grade_text(s, run_info());
+  CHECK_THAT(text, Catch::Contains(fmt::format("tensor-core MMA instructions {}", band.mixed_mmas)));
+  CHECK_THAT(text, Catch::Contains(fmt::format("predicted (analysis) for banded_tf32_bf16: tensor-core MMA "
+                                               "instructions {} (sm__inst_executed_pipe_tensor_op_hmma.sum)",
+                                               band.mixed_mmas)));
+  CHECK_THAT(text, Catch::Contains("steps 3-4 on 2048x2048 K=13"));
+  const json j = submission_json(s);
+  CHECK(j["labs"][0]["predicted"]["variants"][3]["mmas"] == band.mixed_mmas);
+  CHECK(j["labs"][0]["predicted"]["variants"][3]["global_load_bytes"].is_null());  // not modelled: no number
+  CHECK(j["labs"][0]["measured"][0]["metrics"][kMetricTensorMmaInsts]["value"] == static_cast<double>(band.mixed_mmas));
 }
 
 TEST_CASE("reports: files are written atomically", "[grader][reports]") {

@@ -3,7 +3,8 @@
 // sizes, mask widths, layer shapes and configurations; lab 06 step 3's cp.async copies are
 // checked against the model's count in the metric that counts them (`..._op_ldgsts`), and its
 // ordinary loads are 0. Where the model says a lab's boundary tests are predicated, ncu's
-// divergent-branch count is checked to be 0. Needs ncu; where it cannot read counters the test
+// divergent-branch count is checked to be 0. Lab 08's steps: ncu's tensor-core MMA instructions
+// equal the model's MMA count (the number `grader grade --profile` shows beside it). Needs ncu; where it cannot read counters the test
 // says so (WARN) and checks nothing.
 #include <catch2/catch.hpp>
 
@@ -13,8 +14,10 @@
 #include <map>
 
 #include "convlab/analysis.hpp"
+#include "convlab/analysis_banded.hpp"
 #include "convlab/analysis_im2col.hpp"
 #include "convlab/analysis_register_tiling.hpp"
+#include "convlab/analysis_tensor_cores.hpp"
 #include "convlab/autotune/tuning_file.hpp"
 #include "convlab/datagen.hpp"
 #include "convlab/dataset.hpp"
@@ -221,6 +224,58 @@ TEST_CASE("gpu: ncu's global loads and cp.async copies of lab 06 equal the analy
       } else {
         CHECK(copy_bytes == 0);
       }
+    }
+  }
+}
+
+TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal the analysis model's MMAs",
+          "[gpu][ncu][lab08]") {
+  const fs::path ncu = find_ncu();
+  if (ncu.empty()) {
+    WARN("Nsight Compute (ncu) not found: the measured-vs-model check did not run");
+    return;
+  }
+  std::string why;
+  const auto device = query_device(&why);
+  REQUIRE(device);
+  auto mmas_of = [&](const std::string& variant, const fs::path& dir, const char* regex) -> double {
+    std::string out;
+    const auto m = ncu_metrics(ncu, "08", variant, dir, regex, 1, {grader::kMetricTensorMmaInsts}, &out);
+    INFO(variant << " on " << dir << "\n" << out);
+    if (no_counter_permission(out)) return -1;
+    REQUIRE(m.count(grader::kMetricTensorMmaInsts));
+    return m.at(grader::kMetricTensorMmaInsts);
+  };
+  // Steps 3 and 4 on images inside and past their block tiles.
+  struct Image { int h, w, k; };
+  for (const Image& im : {Image{300, 520, 13}, Image{1000, 1504, 17}}) {
+    const fs::path dir = make_case(im.h, im.w, im.k);
+    const analysis::BandedAnalysis a = analysis::analyze_lab08_banded(im.h, im.w, im.k);
+    const double three = mmas_of("banded_tf32x3", dir, "banded_conv2d");
+    const double mixed = mmas_of("banded_tf32_bf16", dir, "banded_conv2d");
+    if (three < 0 || mixed < 0) {
+      WARN("ncu may not read GPU counters here (ERR_NVGPUCTRPERM): the check did not run");
+      return;
+    }
+    std::printf("ncu-vs-model lab08 %dx%d K=%d: step 3 MMAs measured %.0f predicted %lld; step 4 %.0f predicted %lld\n",
+                im.h, im.w, im.k, three, a.mmas, mixed, a.mixed_mmas);
+    CHECK(three == static_cast<double>(a.mmas));
+    CHECK(mixed == static_cast<double>(a.mixed_mmas));
+  }
+  // Steps 1 and 2 on layers with ragged tiles, a 128-row tile for step 1, and split-K.
+  for (const ConvLayerShape& s : {ConvLayerShape{2, 16, 40, 28, 28, 3, 1, 1, 1},
+                                  ConvLayerShape{1, 64, 130, 9, 9, 3, 1, 1, 1}}) {
+    const fs::path dir = make_layer_case(s);
+    const analysis::TensorCoreAnalysis a = analysis::analyze_lab08(s, device->sm_count);
+    for (const char* step : {"tf32", "tf32x3"}) {
+      const double measured = mmas_of(step, dir, "tensor_core_gemm");
+      if (measured < 0) {
+        WARN("ncu may not read GPU counters here (ERR_NVGPUCTRPERM): the check did not run");
+        return;
+      }
+      std::printf("ncu-vs-model lab08 %-7s %-40s MMAs measured %.0f predicted %lld\n", step, s.describe().c_str(),
+                  measured, a.step(step).mmas);
+      CHECK(measured == static_cast<double>(a.step(step).mmas));
     }
   }
 }
