@@ -6,8 +6,8 @@
 ///
 ///   mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  d, a, b, c    D (16×8) = A (16×16) · B (16×8) + C
 ///
-/// Twice the depth of mma_tf32.cuh's instruction in the same time: an H200 runs both at the same
-/// number of instructions per second. A BF16 number keeps 7 explicit mantissa bits (unit roundoff
+/// Twice the depth of mma_tf32.cuh's instruction in about the same time: an H200 issued 148–150
+/// billion of these a second and 153–154 billion of those (measured, 2026-11-28). A BF16 number keeps 7 explicit mantissa bits (unit roundoff
 /// u = 2^-8) and float32's exponent range. Each register holds two of them, the lower k in the
 /// lower 16 bits. With g = lane / 4 and t = lane % 4, as in mma_tf32.cuh:
 ///
