@@ -158,7 +158,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   constexpr int NB = kBandWarpTiles, LD = band_tile_pitch(S), LDP = band_pair_pitch(S), COLS = band_tile_cols(S);
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(Arith == Precision::tf32x3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
-  static_assert(COLS % 2 == 0, "step 4: whole pairs of columns");
+  static_assert(COLS % kMmaK == 0, "step 4: whole column groups, four words of small2 each");
   extern __shared__ __align__(16) unsigned smem_u[];
   const int rows = kBandTileRows + K - 1;
   unsigned* tile_big = smem_u;

@@ -44,7 +44,10 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   const long long rows = ceil_div_ll(height, lab08::kBandTileRows), cols = ceil_div_ll(width, lab08::kBandTileCols);
   a.blocks = rows * cols;
   constexpr long long kWarps = lab08::kBandWarpsX * lab08::kBandWarpsY;
-  a.mmas = a.blocks * kWarps * mask_width * lab08::kBandWarpTiles * a.band_steps * 3;
+  // (tile, mask row, k-step) triples of the whole grid: 3 MMAs each in step 3, 2 in step 4.
+  const long long tile_steps = a.blocks * kWarps * mask_width * lab08::kBandWarpTiles * a.band_steps;
+  a.mmas = 3 * tile_steps;
+  a.mixed_mmas = 2 * tile_steps;
   a.mma_flops = kMmaFlops * static_cast<double>(a.mmas);
   const long long pixels = static_cast<long long>(height) * width;
   a.useful_fmas = pixels * mask_width * mask_width;
@@ -60,7 +63,6 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   a.allowed_units = static_cast<double>(mask_width) * mask_width;
   a.fp32_ratio = a.error_bound_units / a.allowed_units;
   a.mixed_takes = mask_width >= lab08::kBandMixedMinMask;
-  a.mixed_mmas = a.mmas / 3 * 2;
   a.mixed_error_bound_units = banded_mixed_error_units(mask_width);
   a.mixed_fp32_ratio = a.mixed_error_bound_units / a.allowed_units;
   return a;

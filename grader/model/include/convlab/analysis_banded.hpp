@@ -11,7 +11,7 @@
 /// k-steps per 8-column tile, 8 tiles. Each block reads its input tile, (rows + K − 1) ×
 /// band_tile_cols(S), once from global memory (zero outside the image: those are not read), and
 /// writes its outputs inside the image. Step 4 runs the same blocks and band with 2 MMAs per
-/// k-step: one TF32 m16n8k8 and one BF16 m16n8k16, which an H200 issues at the same rate
+/// k-step: one TF32 m16n8k8 and one BF16 m16n8k16, which an H200 issues at about the same rate
 /// (measured: 153-154 and 148-150 billion a second), so its MMA bound counts both at the TF32
 /// instruction rate.
 #pragma once
