@@ -3,6 +3,8 @@
 // FP32 rule from n = 16, where step 2 starts using the tensor cores).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "convlab/analysis_tensor_cores.hpp"
 
 using namespace convlab;
@@ -47,14 +49,53 @@ TEST_CASE("lab08 analysis: on a 128-filter layer step 1 takes 128-row tiles and 
           "split",
           "[analysis][lab08]") {
   // B32 C256→256 14×14 K3: N = 6272 (49 column tiles), C·K·K = 2304 (144 slices); 264 block slots
-  // on 132 SMs. Step 1: 2 row tiles, 98 tiles → 3 splits; step 2: 4 row tiles, 196 tiles → 2.
+  // on 132 SMs. Step 1: 2 row tiles, 98 tiles → 4 splits (3 would fill the slots, but leave the
+  // busiest SM three blocks of 1/3 of a tile where 4 leave three of 1/4); step 2: 4 row tiles,
+  // 196 tiles → 2.
   const TensorCoreAnalysis a = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
   CHECK(a.step("tf32").plan.bm == 128);
   CHECK(a.step("tf32x3").plan.bm == 64);
-  CHECK(a.step("tf32").effective_splits == 3);
+  CHECK(a.step("tf32").effective_splits == 4);
   CHECK(a.step("tf32x3").effective_splits == 2);
-  CHECK(a.step("tf32").global_stores == 3LL * 32 * 256 * 196);
+  CHECK(a.step("tf32").global_stores == 4LL * 32 * 256 * 196);
   CHECK(a.step("tf32x3").mmas == 3 * a.step("tf32").mmas);  // the same padding: 6272 = 49 · 128
+}
+
+TEST_CASE("lab08 split-K: fewer tiles than block slots are split until every slot is filled, then as far as "
+          "lightens the busiest SM",
+          "[analysis][lab08]") {
+  using lab08::split_k;
+  const ConvLayerShape small = layer(32, 256, 256, 14, 14, 3, 1, 1, 1);  // 98 tiles of 128 rows, 196 of 64; 144 slices
+  CHECK(split_k(small, 128, 132) == 4);  // 3 fill 264 slots; 3 blocks of 1/4 on the busiest SM, not 3 of 1/3
+  CHECK(split_k(small, 64, 132) == 2);   // 3 blocks of 1/2 on the busiest SM; 3 splits give 5 of 1/3, 4 give 6 of 1/4
+  CHECK(split_k(layer(32, 64, 64, 56, 56, 3, 1, 1, 1), 64, 132) == 1);  // 784 tiles: no split
+  CHECK(split_k(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 64, 132) == 1);     // 9 slices: none to spare
+
+  // On any GPU: a split's every part keeps 8 slices (or there is one part), the slots are filled
+  // where that allows it, and no other such split leaves the busiest SM less work.
+  for (const ConvLayerShape& l : {small, layer(2, 64, 256, 7, 7, 3, 1, 1, 1), layer(4, 128, 96, 10, 10, 3, 1, 1, 1),
+                                  layer(1, 512, 512, 7, 7, 3, 1, 1, 1)}) {
+    for (const int sms : {16, 46, 80, 108, 114, 132, 144}) {
+      for (const int bm : {64, 128}) {
+        const long long tiles = ((l.batch * l.out_height() * l.out_width() + 127) / 128) * ((l.filters + bm - 1) / bm);
+        const long long slices = (static_cast<long long>(l.terms_per_output()) + 15) / 16;
+        const long long slots = 2LL * sms, most = std::max(1LL, slices / 8);
+        const int s = split_k(l, bm, sms);
+        INFO(l.describe() << " on " << sms << " SMs, " << bm << "-row tiles: " << tiles << " tiles, split " << s);
+        REQUIRE(s >= 1);
+        CHECK((s == 1 || s <= most));
+        if (tiles >= slots) {
+          CHECK(s == 1);
+          continue;
+        }
+        CHECK((tiles * s >= slots || s == most));
+        const auto work = [&](long long split) { return static_cast<double>((tiles * split + sms - 1) / sms) / split; };
+        for (long long other = 1; other <= most; ++other) {
+          if (tiles * other >= slots || other == most) CHECK(work(s) <= work(other) + 1e-12);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("lab08 analysis: 1xTF32's bound fits its max(n, 3) rule and breaks the FP32 rule", "[analysis][lab08]") {
