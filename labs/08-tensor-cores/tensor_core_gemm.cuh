@@ -52,35 +52,36 @@ __device__ __forceinline__ void mma_step_tf32(const float (&As)[kSliceDepth][A_L
 // ==== BEGIN STEP 2: 3xTF32 ====
 inline constexpr bool kStep2Written = false;  // TODO(step 2): true once split_tf32 and mma_step_tf32x3 are written
 
-/// x as the sum of two TF32 numbers: big = x rounded to TF32, small = what is left, rounded
-/// again. x − big is exact in float32 (it has at most 13 significant bits), so big + small
-/// holds x's top 22 bits or so: x − big − small ≤ 2^-22·|x|.
+/// x as the sum of two TF32 numbers: big = x rounded to the nearest TF32 (round_tf32_bits), small =
+/// what is left, x − big — exact in float32, |x − big| ≤ 2^-11·|x| — truncated to TF32
+/// (truncate_tf32), which loses less than 2^-10 of it: x − big − small ≤ 2^-21·|x|. Four
+/// instructions; a NaN x leaves a NaN small, so a NaN input still reaches the output.
 __device__ __forceinline__ void split_tf32(float x, unsigned& big, unsigned& small) {
-  // TODO(step 2): big with to_tf32; small = to_tf32 of x minus big's value (tf32_value).
+  // TODO(step 2): big with round_tf32_bits; small = truncate_tf32 of x minus big's value (tf32_value).
   (void)x;
   big = small = 0;
 }
 
-/// Step 2: the same k-step in 3xTF32. A·B = (Ab + As)(Bb + Bs) ≈ Ab·Bb + Ab·Bs + As·Bb (the
-/// product of the two small parts, ~2^-22 of the product, is dropped). Following Ootomo and
-/// Yokota, the two small products go into their own accumulators `corr`, and the big product is
-/// computed from zero and added to `acc` by an ordinary float32 addition (round to nearest):
-/// the tensor cores' own accumulation truncates, which over a long reduction would drift.
+/// Step 2: the same k-step in 3xTF32, into `part`, the accumulators of the current slice.
+/// A·B = (Ab + As)(Bb + Bs) ≈ Ab·Bb + Ab·Bs + As·Bb (As·Bs, ~2^-22 of the product, is dropped):
+/// three MMAs per tile, the two small products first, all chained on the tensor core into
+/// part[mt][nt]. The tensor core's additions truncate; chained over a whole reduction they would
+/// drift, so (after Ootomo and Yokota) `part` holds one slice's sum only: the given kernel adds it to
+/// `acc` with a float32 addition, which rounds to nearest, after every slice, and zeroes it.
 template <int MT, int NT, int A_LD, int B_LD>
 __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A_LD], const float (&Bs)[kSliceDepth][B_LD],
-                                                int kk, const WarpCoords& w, float (&acc)[MT][NT][4],
-                                                float (&corr)[MT][NT][4]) {
+                                                int kk, const WarpCoords& w, float (&part)[MT][NT][4]) {
   // TODO(step 2): step 1's loads, each value split (split_tf32) instead of rounded: b_big[NT][2],
-  //               b_small[NT][2], then per mt a_big[4], a_small[4]. Per tile (mt, nt), three MMAs:
-  //               the small ones first into corr[mt][nt] (a_small with b_big, a_big with b_small),
-  //               then a_big with b_big into a float part[4] by mma_tf32_from_zero, and
-  //               acc[mt][nt][e] += part[e] for e < 4.
-  (void)As, (void)Bs, (void)kk, (void)w, (void)acc, (void)corr;
+  //               b_small[NT][2], then per mt a_big[4], a_small[4]. Per tile (mt, nt), three
+  //               mma_tf32 into part[mt][nt]: a_small with b_big, a_big with b_small, then a_big
+  //               with b_big.
+  (void)As, (void)Bs, (void)kk, (void)w, (void)part;
 }
 // ==== END STEP 2 ====
 
 /// The kernel both steps run (given): lab 06 step 3c's pipeline — kStages slices in flight by
-/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3. Block
+/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3 (whose
+/// slice sum `part` it adds into `acc`, rounding to nearest, after every slice). Block
 /// (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the reduction;
 /// with more than one split (`atomic`) it adds its tile into a zeroed Y.
 /// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
@@ -111,8 +112,8 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
   tiles::SliceLoader<BM, BN, BK, kThreads> load(g, m0, n0, kt_begin);
 
   float acc[MT][NT][4] = {};   // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
-  float corr[MT][NT][4] = {};  // 3xTF32's small products, added to acc at the end
-  (void)corr;
+  float part[P == Precision::tf32 ? 1 : MT][NT][4] = {};  // 3xTF32: the current slice's sum
+  (void)part;
 
   // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
 #pragma unroll
@@ -133,7 +134,17 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
       if constexpr (P == Precision::tf32) {
         mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
       } else {
-        mma_step_tf32x3(As[stage], Bs[stage], kk, w, acc, corr);
+        mma_step_tf32x3(As[stage], Bs[stage], kk, w, part);
+      }
+    }
+    if constexpr (P != Precision::tf32) {  // the slice's sum into acc, rounded to nearest
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e], part[mt][nt][e] = 0.0f;
+        }
       }
     }
     stage = stage == kStages - 1 ? 0 : stage + 1;
@@ -155,7 +166,7 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const int row = m + 8 * half;
-          const float v = acc[mt][nt][2 * half + e] + corr[mt][nt][2 * half + e];
+          const float v = acc[mt][nt][2 * half + e];
           if (row >= g.M) continue;
           if (atomic) {
             atomicAdd(y + row * g.HoWo, v);

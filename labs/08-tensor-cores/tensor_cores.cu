@@ -25,7 +25,7 @@ namespace convlab::lab08 {
 namespace {
 
 /// Y by float32 multiply-adds on CUDA cores, one output per thread: for reductions too short
-/// for 3xTF32 to reach FP32 accuracy (kMinTensorCoreTerms), which are a few multiply-adds anyway.
+/// for 3xTF32 to reach FP32 accuracy (kMinTensorCoreTerms), a few dozen multiply-adds at most.
 __global__ void direct_fp32(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y,
                             Geometry g, int outputs) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -41,6 +41,18 @@ __device__ __forceinline__ unsigned to_tf32(float x) {
 /// The float32 value of a TF32 register (the same bits).
 __device__ __forceinline__ float tf32_value(unsigned bits) { return __uint_as_float(bits); }
 
+/// x rounded to the nearest TF32 by integer arithmetic on its bits: add half a TF32 unit (bit 12)
+/// and clear the 13 low bits, so that a carry rounds the magnitude up (ties away from zero, as
+/// to_tf32). Two instructions where `cvt.rna.tf32.f32` takes three or more (counted in the compiled
+/// code for sm_90). The same result as to_tf32 for every finite x and for ±infinity; a NaN whose
+/// mantissa is nearly all ones carries into the sign and comes out as zero, so use it only where
+/// another part carries a NaN on (split_tf32's small part does).
+__device__ __forceinline__ unsigned round_tf32_bits(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+
+/// x truncated to TF32 (towards zero): its 13 low bits cleared, one instruction. Off by less than
+/// 2^-10 of |x|, twice to_tf32's error; a NaN stays a NaN.
+__device__ __forceinline__ unsigned truncate_tf32(float x) { return __float_as_uint(x) & 0xffffe000u; }
+
 /// d += A · B for one 16×8×8 tile, the registers of this thread as drawn above: a[4] of A,
 /// b0 and b1 of B, d[4] of the accumulators (C = D).
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {

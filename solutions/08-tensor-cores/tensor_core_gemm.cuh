@@ -59,23 +59,24 @@ __device__ __forceinline__ void mma_step_tf32(const float (&As)[kSliceDepth][A_L
 // ==== BEGIN STEP 2: 3xTF32 ====
 inline constexpr bool kStep2Written = true;  // true once split_tf32 and mma_step_tf32x3 are written
 
-/// x as the sum of two TF32 numbers: big = x rounded to TF32, small = what is left, rounded
-/// again. x − big is exact in float32 (it has at most 13 significant bits), so big + small
-/// holds x's top 22 bits or so: x − big − small ≤ 2^-22·|x|.
+/// x as the sum of two TF32 numbers: big = x rounded to the nearest TF32 (round_tf32_bits), small =
+/// what is left, x − big — exact in float32, |x − big| ≤ 2^-11·|x| — truncated to TF32
+/// (truncate_tf32), which loses less than 2^-10 of it: x − big − small ≤ 2^-21·|x|. Four
+/// instructions; a NaN x leaves a NaN small, so a NaN input still reaches the output.
 __device__ __forceinline__ void split_tf32(float x, unsigned& big, unsigned& small) {
-  big = to_tf32(x);
-  small = to_tf32(x - tf32_value(big));
+  big = round_tf32_bits(x);
+  small = truncate_tf32(x - tf32_value(big));
 }
 
-/// Step 2: the same k-step in 3xTF32. A·B = (Ab + As)(Bb + Bs) ≈ Ab·Bb + Ab·Bs + As·Bb (the
-/// product of the two small parts, ~2^-22 of the product, is dropped). Following Ootomo and
-/// Yokota, the two small products go into their own accumulators `corr`, and the big product is
-/// computed from zero and added to `acc` by an ordinary float32 addition (round to nearest):
-/// the tensor cores' own accumulation truncates, which over a long reduction would drift.
+/// Step 2: the same k-step in 3xTF32, into `part`, the accumulators of the current slice.
+/// A·B = (Ab + As)(Bb + Bs) ≈ Ab·Bb + Ab·Bs + As·Bb (As·Bs, ~2^-22 of the product, is dropped):
+/// three MMAs per tile, the two small products first, all chained on the tensor core into
+/// part[mt][nt]. The tensor core's additions truncate; chained over a whole reduction they would
+/// drift, so (after Ootomo and Yokota) `part` holds one slice's sum only: the given kernel adds it to
+/// `acc` with a float32 addition, which rounds to nearest, after every slice, and zeroes it.
 template <int MT, int NT, int A_LD, int B_LD>
 __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A_LD], const float (&Bs)[kSliceDepth][B_LD],
-                                                int kk, const WarpCoords& w, float (&acc)[MT][NT][4],
-                                                float (&corr)[MT][NT][4]) {
+                                                int kk, const WarpCoords& w, float (&part)[MT][NT][4]) {
   unsigned b_big[NT][2], b_small[NT][2];  // as step 1's b[nt], split
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
@@ -92,19 +93,17 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
     for (int e = 0; e < 4; ++e) split_tf32(a[e], a_big[e], a_small[e]);
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
-      mma_tf32(corr[mt][nt], a_small, b_big[nt][0], b_big[nt][1]);
-      mma_tf32(corr[mt][nt], a_big, b_small[nt][0], b_small[nt][1]);
-      float part[4];
-      mma_tf32_from_zero(part, a_big, b_big[nt][0], b_big[nt][1]);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[e];
+      mma_tf32(part[mt][nt], a_small, b_big[nt][0], b_big[nt][1]);
+      mma_tf32(part[mt][nt], a_big, b_small[nt][0], b_small[nt][1]);
+      mma_tf32(part[mt][nt], a_big, b_big[nt][0], b_big[nt][1]);
     }
   }
 }
 // ==== END STEP 2 ====
 
 /// The kernel both steps run (given): lab 06 step 3c's pipeline — kStages slices in flight by
-/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3. Block
+/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3 (whose
+/// slice sum `part` it adds into `acc`, rounding to nearest, after every slice). Block
 /// (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the reduction;
 /// with more than one split (`atomic`) it adds its tile into a zeroed Y.
 /// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
@@ -135,8 +134,8 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
   tiles::SliceLoader<BM, BN, BK, kThreads> load(g, m0, n0, kt_begin);
 
   float acc[MT][NT][4] = {};   // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
-  float corr[MT][NT][4] = {};  // 3xTF32's small products, added to acc at the end
-  (void)corr;
+  float part[P == Precision::tf32 ? 1 : MT][NT][4] = {};  // 3xTF32: the current slice's sum
+  (void)part;
 
   // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
 #pragma unroll
@@ -157,7 +156,17 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
       if constexpr (P == Precision::tf32) {
         mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
       } else {
-        mma_step_tf32x3(As[stage], Bs[stage], kk, w, acc, corr);
+        mma_step_tf32x3(As[stage], Bs[stage], kk, w, part);
+      }
+    }
+    if constexpr (P != Precision::tf32) {  // the slice's sum into acc, rounded to nearest
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e], part[mt][nt][e] = 0.0f;
+        }
       }
     }
     stage = stage == kStages - 1 ? 0 : stage + 1;
@@ -179,7 +188,7 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const int row = m + 8 * half;
-          const float v = acc[mt][nt][2 * half + e] + corr[mt][nt][2 * half + e];
+          const float v = acc[mt][nt][2 * half + e];
           if (row >= g.M) continue;
           if (atomic) {
             atomicAdd(y + row * g.HoWo, v);

@@ -49,8 +49,8 @@ TEST_CASE("lab08 banded analysis: the error bound is within the FP32 rule at eve
     CHECK(a.allowed_units == k * k);
     CHECK(a.fp32_ratio <= 1.0);
   }
-  CHECK(banded_error_units(7) <= 49);  // the edge: 37 ≤ 49
-  CHECK(banded_error_units(5) > 25);   // 35 > 25: why step 3 does not take small masks
+  CHECK(banded_error_units(7) <= 49);  // the edge: 45 ≤ 49
+  CHECK(banded_error_units(5) > 25);   // 43 > 25: why step 3 does not take small masks
   CHECK_THROWS_AS(analyze_lab08_banded(64, 64, 8), std::invalid_argument);
   CHECK_THROWS_AS(analyze_lab08_banded(0, 64, 9), std::invalid_argument);
 }

@@ -52,13 +52,14 @@ inline constexpr int kPad = 8;
 constexpr int shared_bytes(int bm) { return kStages * kSliceDepth * (bm + kPad + kBlockN + kPad) * 4; }
 
 /// 3xTF32 reaches FP32 accuracy only when the reduction is long enough: each product carries up
-/// to about 12 units of float32 roundoff from the parts it drops (docs/design.md, Tolerance), and
-/// the FP32 rule allows n units per output. Shorter reductions (C·K·K < this) run on the FP32
-/// CUDA cores instead; they are a few multiply-adds per output, not tensor-core work.
-inline constexpr int kMinTensorCoreTerms = 16;
+/// to 20 units of float32 roundoff from the parts its split drops, a slice's chained MMAs up to 12
+/// more over the whole sum and the per-slice additions one each (docs/design.md, Tolerance):
+/// 32 + ⌈n/16⌉ units, within the FP32 rule's n from n = 35. Shorter reductions (C·K·K < this) run
+/// on the FP32 CUDA cores instead; they are a few dozen multiply-adds per output, not tensor-core work.
+inline constexpr int kMinTensorCoreTerms = 35;
 
 /// Block tile rows of a step on a layer of `filters` output channels: 128, or 64 when the layer
-/// has at most 64 filters; always 64 for 3xTF32, whose two sets of accumulators (acc and corr)
+/// has at most 64 filters; always 64 for 3xTF32, whose two sets of accumulators (acc and part)
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 

@@ -23,7 +23,7 @@ long long inside(long long lo, long long len, long long size) {
 
 }  // namespace
 
-double banded_error_units(int mask_width) { return 12.0 + 18.0 + mask_width; }
+double banded_error_units(int mask_width) { return 20.0 + 18.0 + mask_width; }
 
 double banded_mixed_error_units(int mask_width) {
   return 132.0 + 4.0 * lab08::band_steps(mask_width) + mask_width;

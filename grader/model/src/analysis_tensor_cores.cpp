@@ -41,7 +41,10 @@ double tf32x1_error_units(long long n) {
 }
 
 double tf32x3_error_units(long long n) {
-  return 12.0 + static_cast<double>(n) / lab08::kMmaK + 2.0;
+  // 20 units per product from the split (docs/design.md), 2 per chained MMA of a slice (3 per
+  // k-step, 2 k-steps: 12 over all slices), one per slice's float32 addition
+  const long long slices = (n + lab08::kSliceDepth - 1) / lab08::kSliceDepth;
+  return 20.0 + 12.0 + static_cast<double>(slices);
 }
 
 TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {

@@ -47,8 +47,8 @@ struct BandedAnalysis {
 /// @throws std::invalid_argument for a bad shape or K outside kBandMinMask..kMaxMaskWidth
 BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width);
 
-/// The worst-case error of step 3's arithmetic, in units of 2^-24·S: 12 per product for the
-/// parts the split drops, 18 for the tensor cores' truncating chains of 3·S ≤ 9 MMAs per mask
+/// The worst-case error of step 3's arithmetic, in units of 2^-24·S: 20 per product for the
+/// parts the split (step 2's split_tf32) drops, 18 for the tensor cores' truncating chains of 3·S ≤ 9 MMAs per mask
 /// row, K for the float32 additions of the K rows' partial sums.
 double banded_error_units(int mask_width);
 

@@ -84,9 +84,10 @@ TensorCoreBounds tensor_core_bounds(const TensorCoreAnalysis& a, const TensorCor
 double tf32x1_error_units(long long n);
 
 /// Worst-case error of 3xTF32 (lab 08 step 2) over n products, in units of 2^-24·S: the dropped
-/// small·small product and the two split remainders (12 units per product), the rounding-to-nearest
-/// float32 additions of the big products (n/8: one per 8-deep k-step) and the tensor cores' own
-/// sums of 8 (2 units).
+/// small·small product and the two split remainders (20 units per product: the small part is
+/// truncated), the tensor cores' truncating additions of a slice's six chained MMAs (12 units
+/// over all slices) and the rounding-to-nearest float32 addition of each slice's sum (one per
+/// 16-deep slice).
 double tf32x3_error_units(long long n);
 
 }  // namespace convlab::analysis
