@@ -54,7 +54,7 @@ TEST_CASE("lab08 step 5: a block's shared memory is 8 planes of 4 KB and 3 raw s
   CHECK(lab08::wgmma_blocks_per_sm(2) * (lab08::wgmma_shared_bytes(2) + 1024) <= 228 * 1024);
 }
 
-TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, as measured; 264 one-warpgroup tiles "
+TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, as measured, 264 one-warpgroup tiles "
           "take none and 263 take 2",
           "[lab08][wgmma]") {
   using lab08::wgmma_split_k;
@@ -107,8 +107,8 @@ TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 issues 392 blocks x 2 w
   CHECK(wg.global_stores == 4LL * 32 * 256 * 196);  // an atomic add per split
 }
 
-TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by hand: 54 wgmmas, 216 per warp; the "
-          "mma.sync steps do not change",
+TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by hand: 54 wgmmas, 216 per warp, and the "
+          "mma.sync steps unchanged",
           "[analysis][lab08][wgmma]") {
   // B1 C16→64 8×8 K3 P1: 64 columns (one tile), 64 filters (one warpgroup), C·K·K = 144: 9 slices,
   // 2 k8-steps of 3 wgmmas each. 16 channels: the group-tap gather.

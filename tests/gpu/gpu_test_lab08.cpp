@@ -314,7 +314,7 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
 }
 
 TEST_CASE("gpu: lab 08 from the stubs with its five steps spliced in gets full marks from grader grade, speed included "
-          "(step 5 on compute capability 9.0; elsewhere a note and no runs)",
+          "(step 5 on compute capability 9.0, elsewhere a note and no runs)",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
