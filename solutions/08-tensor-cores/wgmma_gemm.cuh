@@ -20,9 +20,9 @@
 ///            channel group × tap (tiles::GroupTapLoader).
 /// Achieves:  NVIDIA H200, 2026-11-29, scratch program (median of 20 runs, ms; step 2 beside):
 ///            B32 C64→64 56×56 K3 0.157 (0.201), B32 C256→256 14×14 K3 0.160 (0.206),
-///            B8 C128→128 128×128 K3 0.684 (0.975); B16 C3→64 224×224 K7 S2 0.157 (0.138: slower,
-///            one warpgroup and the element-wise gather of 3 channels). Every output within 0.003
-///            of the FP32 rule's allowance.
+///            B8 C128→128 128×128 K3 0.684 (0.975); B16 C3→64 224×224 K7 S2 0.157 (0.138: slower
+///            there, with one warpgroup and, C = 3, the slice-by-slice gather). Every output within
+///            0.003 of the FP32 rule's allowance.
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters):
 /// tile (64·W) × kWgmmaN of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those.
