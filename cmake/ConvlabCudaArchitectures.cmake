@@ -39,6 +39,28 @@ function(convlab_parse_cuda_arch text out)
   set(${out} "${archs}" PARENT_SCOPE)
 endfunction()
 
+# The compute capabilities of the GPUs nvidia-smi sees, as "90;80" (empty: none seen).
+function(convlab_detect_gpu_architectures out)
+  set(archs "")
+  find_program(CONVLAB_NVIDIA_SMI nvidia-smi)
+  if(CONVLAB_NVIDIA_SMI)
+    execute_process(
+      COMMAND "${CONVLAB_NVIDIA_SMI}" --query-gpu=compute_cap --format=csv,noheader
+      OUTPUT_VARIABLE caps RESULT_VARIABLE rc ERROR_QUIET
+      OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
+    if(rc EQUAL 0 AND caps MATCHES "^[0-9]+\\.[0-9]+")
+      string(REPLACE "\n" ";" caps "${caps}")
+      foreach(cap IN LISTS caps)
+        string(STRIP "${cap}" cap)
+        string(REPLACE "." "" cap "${cap}")
+        list(APPEND archs "${cap}")
+      endforeach()
+      list(REMOVE_DUPLICATES archs)
+    endif()
+  endif()
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "" OR
    CMAKE_CUDA_ARCHITECTURES STREQUAL "auto")
   set(_convlab_arch "")
@@ -46,22 +68,7 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "" 
     convlab_parse_cuda_arch("$ENV{CONVLAB_CUDA_ARCH}" _convlab_arch)
     message(STATUS "convlab: CUDA architecture(s) ${_convlab_arch}, from CONVLAB_CUDA_ARCH")
   else()
-    find_program(CONVLAB_NVIDIA_SMI nvidia-smi)
-    if(CONVLAB_NVIDIA_SMI)
-      execute_process(
-        COMMAND "${CONVLAB_NVIDIA_SMI}" --query-gpu=compute_cap --format=csv,noheader
-        OUTPUT_VARIABLE _convlab_caps RESULT_VARIABLE _convlab_rc ERROR_QUIET
-        OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
-      if(_convlab_rc EQUAL 0 AND _convlab_caps MATCHES "^[0-9]+\\.[0-9]+")
-        string(REPLACE "\n" ";" _convlab_caps "${_convlab_caps}")
-        foreach(_cap IN LISTS _convlab_caps)
-          string(STRIP "${_cap}" _cap)
-          string(REPLACE "." "" _cap "${_cap}")
-          list(APPEND _convlab_arch "${_cap}")
-        endforeach()
-        list(REMOVE_DUPLICATES _convlab_arch)
-      endif()
-    endif()
+    convlab_detect_gpu_architectures(_convlab_arch)
     if(_convlab_arch)
       message(STATUS "convlab: detected GPU architecture(s) ${_convlab_arch}")
     else()
@@ -74,3 +81,47 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "" 
   endif()
   set(CMAKE_CUDA_ARCHITECTURES "${_convlab_arch}" CACHE STRING "CUDA architectures" FORCE)
 endif()
+
+# Lab 08 step 5 runs Hopper's warpgroup MMA (wgmma), which exists only in code compiled for
+# sm_90a, the architecture-specific target of compute capability 9.0 (its code runs on no other
+# GPU). The targets that compile lab 08's kernels (cmake/ConvlabLabs.cmake: lab08 and
+# convlab_solution08_kernels, which solution08, the benchmarks and the GPU tests link) take this
+# build's architectures with 90 made 90a: "90" -> sm_90a code and compute_90 PTX (later GPUs still
+# JIT the rest of lab 08 from it; step 5 refuses them), "90-real" -> "90a-real", "90-virtual" ->
+# "90a-virtual"; "native" is resolved here as the gpu preset's "auto" is. The rest of the project
+# keeps the build's list. Every configuration goes through this function, the grader's builds of a
+# student's lab 08 (-DCMAKE_CUDA_ARCHITECTURES=<the GPU's>) included. "all" and "all-major" are
+# left as they are, with a message: step 5 then refuses to run, naming the fix.
+function(convlab_cuda_architectures_with_wgmma out)
+  set(given "${CMAKE_CUDA_ARCHITECTURES}")
+  if(given STREQUAL "native")
+    convlab_detect_gpu_architectures(given)
+  endif()
+  set(archs "")
+  foreach(arch IN LISTS given)
+    if(arch STREQUAL "90")
+      list(APPEND archs 90a-real 90-virtual)
+    elseif(arch STREQUAL "90-real")
+      list(APPEND archs 90a-real)
+    elseif(arch STREQUAL "90-virtual")
+      list(APPEND archs 90a-virtual)
+    else()
+      list(APPEND archs "${arch}")
+    endif()
+  endforeach()
+  if(NOT archs)
+    set(archs "${CMAKE_CUDA_ARCHITECTURES}")  # "native" with no GPU seen: CMake's own rule decides
+  endif()
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
+# `target` compiles lab 08's kernels: its CUDA architectures as convlab_cuda_architectures_with_wgmma says.
+function(convlab_target_uses_wgmma target)
+  if(CMAKE_CUDA_ARCHITECTURES MATCHES "^(all|all-major)$")
+    message(STATUS "convlab: CUDA architectures '${CMAKE_CUDA_ARCHITECTURES}' give ${target} no sm_90a code: lab 08 "
+                   "step 5 (wgmma) will refuse to run; name the architectures (e.g. 90) to build it")
+    return()
+  endif()
+  convlab_cuda_architectures_with_wgmma(archs)
+  set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${archs})
+endfunction()

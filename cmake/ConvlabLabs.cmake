@@ -96,6 +96,15 @@ foreach(_row IN LISTS _convlab_rows)
   string(REGEX MATCH "\"([0-9][0-9])-([A-Za-z0-9-]+)\"" _ "${_row}")
   convlab_add_lab(${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
 endforeach()
+# Lab 08 step 5 runs Hopper's wgmma, which needs sm_90a code: the targets that compile lab 08's
+# kernels get it wherever this build's architectures include 90 (cmake/ConvlabCudaArchitectures.cmake,
+# convlab_target_uses_wgmma); solution08, the benchmarks and the GPU tests link
+# convlab_solution08_kernels, a submission build (the grader's) has lab08.
+foreach(_wgmma_target lab08 convlab_solution08_kernels)
+  if(TARGET ${_wgmma_target})
+    convlab_target_uses_wgmma(${_wgmma_target})
+  endif()
+endforeach()
 # Lab 07 reads the tuning file made for its own kernel source and compiles the tuned
 # configurations it was not built with at run time (NVRTC), both through the autotuner's
 # library (TunedDispatch); the origin picks the tuning file (build/tuning/lab07-<gpu>.json for

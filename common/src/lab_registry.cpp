@@ -32,9 +32,11 @@ LabDescription describe_lab(const labs::LabEntry& lab, const std::vector<void (*
   for (int i = 0; i < lab.variant_count; ++i) {
     const labs::VariantEntry& v = lab.variants[static_cast<std::size_t>(i)];
     if (lab.problem_of(v) == Problem::conv2d) {
-      d.conv2d.push_back({v.name, conv2d[d.conv2d.size()], lab.mask_widths_of(v), v.tolerance, v.tensor_cores});
+      d.conv2d.push_back({v.name, conv2d[d.conv2d.size()], lab.mask_widths_of(v), v.tolerance, v.tensor_cores,
+                          v.compute_capability});
     } else {
-      d.conv_layer.push_back({v.name, conv_layer[d.conv_layer.size()], kMaxMaskWidth, v.tolerance, v.tensor_cores});
+      d.conv_layer.push_back({v.name, conv_layer[d.conv_layer.size()], kMaxMaskWidth, v.tolerance, v.tensor_cores,
+                              v.compute_capability});
     }
   }
   return d;

@@ -305,6 +305,17 @@ void write_output(Result& r, const RunContext& ctx, const std::string& case_name
   r.output_file = file.string();
 }
 
+// A variant that runs on one GPU only (lab_registry.hpp: lab 08 step 5, Hopper's wgmma) is skipped
+// on any other, as a mask width it does not take is: true, with `r` the skip, when this is not its GPU.
+bool skip_on_this_gpu(Result& r, int compute_capability, const RunContext& ctx) {
+  const int here = 10 * ctx.device.cc_major + ctx.device.cc_minor;
+  if (compute_capability == 0 || compute_capability == here) return false;
+  r.status = Status::skip;
+  r.message = fmt::format("needs a GPU of compute capability {}.{}; this one is {}.{}", compute_capability / 10,
+                          compute_capability % 10, ctx.device.cc_major, ctx.device.cc_minor);
+  return true;
+}
+
 Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext& ctx) {
   Result r;
   r.case_id = c.info.id();
@@ -318,6 +329,7 @@ Result run_conv2d(const Conv2dCase& c, const Conv2dVariant& v, const RunContext&
     r.message = fmt::format("mask width {} not supported by this lab (supports {})", s.mask_width, v.masks.to_string());
     return r;
   }
+  if (skip_on_this_gpu(r, v.compute_capability, ctx)) return r;
   DeviceBuffer<float> N(c.image.size());
   DeviceBuffer<float> M(c.mask.size());
   DeviceBuffer<float> P(s.pixels());
@@ -353,6 +365,7 @@ Result run_layer(const ConvLayerCase& c, const ConvLayerVariant& v, const RunCon
     r.message = fmt::format("mask width {} above this lab's maximum {}", s.mask_width, v.max_mask_width);
     return r;
   }
+  if (skip_on_this_gpu(r, v.compute_capability, ctx)) return r;
   DeviceBuffer<float> X(c.x.size());
   DeviceBuffer<float> W(c.w.size());
   DeviceBuffer<float> Y(s.output_elements());
@@ -477,13 +490,20 @@ void write_list_json(const std::string& path, const LabDescription& lab) {
   if (path.empty()) return;
   json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", lab.id}, {"title", lab.title}};
   j["variants"] = json::array();
+  // "compute_capability": "9.0" only for a variant that runs on that GPU alone.
+  const auto gpu = [](json v, int cc) {
+    if (cc != 0) v["compute_capability"] = fmt::format("{}.{}", cc / 10, cc % 10);
+    return v;
+  };
   for (const auto& v : lab.conv2d) {
-    j["variants"].push_back({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", v.masks.widths()},
-                             {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}});
+    j["variants"].push_back(gpu({{"name", v.name}, {"problem", "conv2d"}, {"mask_widths", v.masks.widths()},
+                                 {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}},
+                                v.compute_capability));
   }
   for (const auto& v : lab.conv_layer) {
-    j["variants"].push_back({{"name", v.name}, {"problem", "conv_layer"}, {"max_mask_width", v.max_mask_width},
-                             {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}});
+    j["variants"].push_back(gpu({{"name", v.name}, {"problem", "conv_layer"}, {"max_mask_width", v.max_mask_width},
+                                 {"tolerance", tolerance_json(v.tolerance)}, {"tensor_cores", v.tensor_cores}},
+                                v.compute_capability));
   }
   write_json(path, j);
 }
@@ -601,6 +621,8 @@ Result run_guarded(const RunContext& ctx, const std::string& variant, const Case
   } catch (const CudaError& e) {
     if (e.sticky()) throw;
     r = failed_result(info.id(), variant, shape, Status::fail, e.what(), cuda_error_reasons(e));
+  } catch (const std::exception& e) {  // a launcher that refuses (lab 08 step 5 without sm_90a code): this run only
+    r = failed_result(info.id(), variant, shape, Status::error, e.what());
   }
   alarm(0);
   return r;
@@ -663,8 +685,15 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
   if (const auto ended = parse_options(argc, argv, lab, opt)) return *ended;
   if (const auto refused = check_request(opt, lab, argv[0])) return *refused;
   if (opt.list) {
-    for (const auto& v : lab.conv2d) fmt::print("{}  (conv2d, mask widths {})\n", v.name, v.masks.to_string());
-    for (const auto& v : lab.conv_layer) fmt::print("{}  (conv layer, mask width ≤ {})\n", v.name, v.max_mask_width);
+    const auto gpu = [](int cc) {
+      return cc == 0 ? std::string() : fmt::format("; GPUs of compute capability {}.{} only", cc / 10, cc % 10);
+    };
+    for (const auto& v : lab.conv2d) {
+      fmt::print("{}  (conv2d, mask widths {}{})\n", v.name, v.masks.to_string(), gpu(v.compute_capability));
+    }
+    for (const auto& v : lab.conv_layer) {
+      fmt::print("{}  (conv layer, mask width ≤ {}{})\n", v.name, v.max_mask_width, gpu(v.compute_capability));
+    }
     write_list_json(opt.json_path, lab);
     return g_json_failed ? kExitUsage : kExitAllPassed;
   }
@@ -717,7 +746,8 @@ int run_lab(int argc, char** argv, const LabDescription& lab) {
     skipped += r.status == Status::skip;
   }
   if (!opt.quiet) {
-    fmt::print("{}: {} passed, {} failed, {} skipped (unsupported mask widths)\n", lab.id, passed, failed, skipped);
+    fmt::print("{}: {} passed, {} failed, {} skipped (mask widths or GPUs a variant does not take)\n", lab.id, passed,
+               failed, skipped);
   }
   write_json_report(opt.json_path, lab, ctx, results);
   if (g_json_failed) {

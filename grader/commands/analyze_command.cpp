@@ -6,8 +6,8 @@
 //   grader analyze --lab lab03 --case datasets/conv2d/k5_37x53
 //   grader analyze --lab lab07 --case datasets/conv2d/k5_37x53 [--tuning build/tuning/lab07-nvidia-h200.json]
 //   grader analyze --lab lab06 --case datasets/conv_layer/<case> [--sms 132]
-//   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]
-//   grader analyze --lab lab08 --height 8192 --width 8192 --mask 17 [--ceilings ...]   (step 3)
+//   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]   (steps 1, 2, 5)
+//   grader analyze --lab lab08 --height 8192 --width 8192 --mask 17 [--ceilings ...]   (steps 3 and 4)
 //
 // --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab
 // actually launches); --case takes H, W and K from a dataset's case.json.
@@ -263,7 +263,7 @@ analysis::TensorCoreCeilings read_ceilings(const std::string& path) {
   }
 }
 
-/// Lab 08: both steps on a layer, split for a GPU of `sms` SMs, bounded by measured ceilings.
+/// Lab 08: its conv-layer steps (1, 2, 5) on a layer, split for a GPU of `sms` SMs, bounded by measured ceilings.
 int run_lab08_analysis(const ConvLayerShape& s, const AnalyzeOptions& o, const std::string& origin) {
   if (o.sms < 1) throw UsageError(fmt::format("--sms {}: expected at least 1", o.sms));
   const analysis::TensorCoreCeilings c = o.ceilings.empty() ? analysis::TensorCoreCeilings{} : read_ceilings(o.ceilings);
@@ -307,8 +307,8 @@ int run_conv_layer_lab(const AnalyzeOptions& o) {
     s = parse_layer(o.layer);
   } else {
     if (o.case_dir.empty()) {
-      throw UsageError(o.lab == "lab08" ? "--lab lab08 needs --layer or a conv-layer --case (steps 1 and 2), or --height, "
-                                          "--width and --mask or a conv2d --case (step 3)"
+      throw UsageError(o.lab == "lab08" ? "--lab lab08 needs --layer or a conv-layer --case (steps 1, 2 and 5), or "
+                                          "--height, --width and --mask or a conv2d --case (steps 3 and 4)"
                                         : fmt::format("--lab {} needs --case (a conv-layer case) or --layer", o.lab));
     }
     const CaseInfo info = read_case_info(find_case(o.case_dir));

@@ -137,7 +137,7 @@ std::string profiler_error(const std::string& console, int exit_code) {
 }  // namespace
 
 ProfileResult profile_from_ncu(const std::string& variant, const std::string& csv, const std::string& console,
-                               int exit_code) {
+                               int exit_code, const std::vector<std::string>& extra) {
   std::vector<NcuRow> rows;
   try {
     rows = parse_ncu_csv(csv);
@@ -167,7 +167,9 @@ ProfileResult profile_from_ncu(const std::string& variant, const std::string& cs
     if (const auto v = parse_ncu_number(it->second)) return {v, ""};
     return {std::nullopt, fmt::format("unavailable: ncu reads \"{}\" for {} on this GPU", it->second, metric)};
   };
-  for (const std::string& metric : summed_metrics()) {
+  std::vector<std::string> summed = summed_metrics();
+  summed.insert(summed.end(), extra.begin(), extra.end());
+  for (const std::string& metric : summed) {
     Measured total{0.0, ""};
     for (const std::string& launch : launches) {
       const Measured m = read(launch, metric);
@@ -184,12 +186,14 @@ ProfileResult profile_from_ncu(const std::string& variant, const std::string& cs
 }
 
 ProfileResult run_ncu(const fs::path& ncu, const fs::path& exe, const std::string& variant, const fs::path& perf_case,
-                      int timeout_s, const fs::path& work, const std::optional<SandboxSpec>& sandbox) {
+                      int timeout_s, const fs::path& work, const std::optional<SandboxSpec>& sandbox,
+                      const std::vector<std::string>& extra) {
   fs::create_directories(work);
   const fs::path log = work / "ncu.csv";
   fs::remove(log);
   std::string metrics;
   for (const std::string& m : summed_metrics()) metrics += m + ",";
+  for (const std::string& m : extra) metrics += m + ",";
   metrics += kMetricThreadsPerWarpInst;
   RunnerCall call;
   call.exe = exe;
@@ -212,7 +216,7 @@ ProfileResult run_ncu(const fs::path& ncu, const fs::path& exe, const std::strin
     // No log (or not a file): profile_from_ncu reports the empty CSV.
   }
   return profile_from_ncu(variant, csv, report.process.output,
-                          report.process.signaled ? -1 : report.process.exit_code);
+                          report.process.signaled ? -1 : report.process.exit_code, extra);
 }
 
 }  // namespace convlab::grader

@@ -35,6 +35,9 @@ inline constexpr const char* kMetricWarpInsts = "smsp__inst_executed.sum";
 /// Tensor-core MMA instructions (warp-level mma.sync of any type: lab 08's TF32 and BF16 ones),
 /// what the analysis model's MMA counts predict.
 inline constexpr const char* kMetricTensorMmaInsts = "sm__inst_executed_pipe_tensor_op_hmma.sum";
+/// Hopper's warpgroup MMAs (wgmma, lab 08 step 5), counted once per warp: 4 per instruction. Asked
+/// for on compute capability 9.x only (an extra metric of run_ncu): other GPUs have no such pipe.
+inline constexpr const char* kMetricTensorWgmmaInsts = "sm__inst_executed_pipe_tensor_op_gmma.sum";
 /// The metrics that add up over kernels.
 std::vector<std::string> summed_metrics();
 
@@ -61,16 +64,19 @@ std::vector<NcuRow> parse_ncu_csv(const std::string& text);
 std::optional<double> parse_ncu_number(const std::string& value);
 
 /// The profile of one variant from ncu's CSV and its console output: sums over launches, the
-/// per-launch ratio, or "unavailable: ..." for every value that could not be measured.
+/// per-launch ratio, or "unavailable: ..." for every value that could not be measured; `extra`:
+/// metrics asked for besides summed_metrics(), summed too.
 ProfileResult profile_from_ncu(const std::string& variant, const std::string& csv, const std::string& console,
-                               int exit_code);
+                               int exit_code, const std::vector<std::string>& extra = {});
 
 /// A profile in which every metric is unavailable for `reason`.
 ProfileResult unavailable_profile(const std::string& variant, const std::string& reason);
 
-/// Runs ncu on `exe --variant VARIANT` over the staged `perf_case`, inside `sandbox` when given.
+/// Runs ncu on `exe --variant VARIANT` over the staged `perf_case`, inside `sandbox` when given,
+/// asking for summed_metrics() and `extra` (kMetricTensorWgmmaInsts on Hopper).
 ProfileResult run_ncu(const std::filesystem::path& ncu, const std::filesystem::path& exe, const std::string& variant,
                       const std::filesystem::path& perf_case, int timeout_s, const std::filesystem::path& work,
-                      const std::optional<SandboxSpec>& sandbox = std::nullopt);
+                      const std::optional<SandboxSpec>& sandbox = std::nullopt,
+                      const std::vector<std::string>& extra = {});
 
 }  // namespace convlab::grader

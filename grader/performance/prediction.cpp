@@ -128,9 +128,10 @@ PredictionResult predict_im2col(const PredictionContext& ctx) {
   return p;
 }
 
-/// Lab 08: each step's MMAs on the performance case of its problem (steps 1 and 2 on the layer,
-/// steps 3 and 4 on the image), as the solution's launchers run them. The model counts MMAs, not
-/// loads, for these kernels.
+/// Lab 08: each step's MMAs on the performance case of its problem (steps 1, 2 and 5 on the
+/// layer, steps 3 and 4 on the image), as the solution's launchers run them; step 5's are wgmmas
+/// counted per warp, as `sm__inst_executed_pipe_tensor_op_gmma.sum` counts them. The model counts
+/// MMAs, not loads, for these kernels.
 PredictionResult predict_tensor_cores(const PredictionContext& ctx) {
   PredictionResult p;
   if (ctx.sm_count < 1) {
@@ -141,23 +142,30 @@ PredictionResult predict_tensor_cores(const PredictionContext& ctx) {
   try {
     const analysis::TensorCoreAnalysis layer = analysis::analyze_lab08(ctx.layer, ctx.sm_count);
     const analysis::BandedAnalysis band = analysis::analyze_lab08_banded(s.height, s.width, s.mask_width);
-    p.config = fmt::format("steps 1-2 on {}, {} SMs; steps 3-4 on {}x{} K={}", ctx.layer.describe(), ctx.sm_count,
+    p.config = fmt::format("steps 1-2 and 5 on {}, {} SMs; steps 3-4 on {}x{} K={}", ctx.layer.describe(), ctx.sm_count,
                            s.height, s.width, s.mask_width);
-    auto add = [&p](const std::string& variant, const std::string& config, long long mmas) {
+    auto add = [&p](const std::string& variant, const std::string& config, long long mmas, bool wgmma = false) {
       VariantPrediction v;
       v.variant = variant;
       v.config = config;
       v.loads_modelled = false;
       v.mmas = mmas;
+      v.wgmma = wgmma;
       p.variants.push_back(v);
-      p.summary.push_back(fmt::format("{}: {} MMAs ({})", variant, mmas, config));
+      p.summary.push_back(wgmma ? fmt::format("{}: {} wgmmas, {} counted per warp ({})", variant,
+                                            mmas / (lab08::kWarpgroupThreads / 32), mmas, config)
+                                : fmt::format("{}: {} MMAs ({})", variant, mmas, config));
     };
     for (const analysis::TensorCoreStep& st : layer.steps) {
+      const bool wgmma = st.instruction == analysis::TensorInstruction::wgmma;
       add(st.name,
           st.on_cuda_cores ? std::string("float32 CUDA cores: the reduction is too short for 3xTF32")
-                           : fmt::format("{}x{}x{} tiles, split {}", st.plan.bm, st.plan.bn, st.plan.bk,
+                           : fmt::format("{}x{}x{} tiles{}, split {}", st.plan.bm, st.plan.bn, st.plan.bk,
+                                         wgmma ? fmt::format(" of {} warpgroup{}", st.warpgroups,
+                                                             st.warpgroups == 1 ? "" : "s")
+                                               : "",
                                          st.effective_splits),
-          st.on_cuda_cores ? 0 : st.mmas);
+          st.on_cuda_cores ? 0 : st.mmas, wgmma && !st.on_cuda_cores);
     }
     add("banded_tf32x3", fmt::format("{} blocks, 3 TF32 MMAs per k-step", band.blocks), band.mmas);
     if (band.mixed_takes) {

@@ -91,9 +91,13 @@ std::string profile_text(const ProfileResult& p) {
     ratios.push_back(m.value ? fmt::format("{:.1f}", *m.value) : m.unavailable);
   }
   const auto mma = p.metrics.find(kMetricTensorMmaInsts);
-  const std::string mmas = mma != p.metrics.end() && mma->second.value && *mma->second.value > 0
-                               ? fmt::format("; tensor-core MMA instructions {:.0f}", *mma->second.value)
-                               : "";
+  std::string mmas = mma != p.metrics.end() && mma->second.value && *mma->second.value > 0
+                         ? fmt::format("; tensor-core MMA instructions {:.0f}", *mma->second.value)
+                         : "";
+  const auto gmma = p.metrics.find(kMetricTensorWgmmaInsts);  // asked for on Hopper only
+  if (gmma != p.metrics.end() && gmma->second.value && *gmma->second.value > 0) {
+    mmas += fmt::format("; wgmma instructions {:.0f} (per warp)", *gmma->second.value);
+  }
   const auto async = p.metrics.find(kMetricAsyncCopyBytes);
   const std::string copies = async != p.metrics.end() && async->second.value && *async->second.value > 0
                                  ? fmt::format("; cp.async read {}", format_bytes(*async->second.value))
@@ -114,6 +118,9 @@ std::string percent(const Measured& m) {
 // The model's numbers for one variant, each beside the metric it predicts.
 std::string variant_prediction_text(const VariantPrediction& v) {
   if (!v.loads_modelled) {
+    if (v.mmas > 0 && v.wgmma) {
+      return fmt::format("wgmma instructions {} per warp ({}); {}", v.mmas, kMetricTensorWgmmaInsts, v.config);
+    }
     return v.mmas > 0 ? fmt::format("tensor-core MMA instructions {} ({}); {}", v.mmas, kMetricTensorMmaInsts, v.config)
                       : fmt::format("no tensor-core MMAs: {}", v.config);
   }
@@ -368,7 +375,8 @@ json submission_json(const SubmissionResult& s) {
                               {"divergent_warps", v.divergent_warps},
                               {"divergent_warps_branch", v.divergent_warps_branch < 0 ? json(nullptr)
                                                                                       : json(v.divergent_warps_branch)},
-                              {"mmas", v.mmas}, {"mmas_metric", kMetricTensorMmaInsts}});
+                              {"mmas", v.mmas},
+                              {"mmas_metric", v.wgmma ? kMetricTensorWgmmaInsts : kMetricTensorMmaInsts}});
         }
         pj["variants"] = variants;
         pj["summary"] = p.summary;

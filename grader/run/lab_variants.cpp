@@ -33,6 +33,12 @@ std::vector<Problem> LabVariants::problems() const {
   return out;
 }
 
+void LabVariants::keep_runnable_on(int cc) {
+  std::vector<VariantInfo> runnable;
+  for (VariantInfo& v : variants) (v.runs_on(cc) ? runnable : not_on_this_gpu).push_back(std::move(v));
+  variants = std::move(runnable);
+}
+
 std::string LabVariants::names_of(Problem p) const {
   std::string out;
   for (const VariantInfo& v : variants) {
@@ -75,6 +81,15 @@ LabVariants parse_lab_variants(const json& j) {
       throw std::runtime_error(fmt::format("variant {}: unknown tolerance '{}'", info.name, tol));
     }
     info.tensor_cores = v.value("tensor_cores", false);
+    if (const auto cc = v.find("compute_capability"); cc != v.end()) {
+      // "9.0": one digit each side of the point
+      const std::string text = cc->is_string() ? cc->get<std::string>() : "";
+      if (text.size() != 3 || text[1] != '.' || text[0] < '1' || text[0] > '9' || text[2] < '0' || text[2] > '9') {
+        throw std::runtime_error(fmt::format("variant {}: compute_capability: expected \"MAJOR.MINOR\" such as \"9.0\", "
+                                             "got {}", info.name, cc->dump()));
+      }
+      info.compute_capability = 10 * (text[0] - '0') + (text[2] - '0');
+    }
     listing.variants.push_back(std::move(info));
   }
   if (listing.variants.empty()) throw std::runtime_error("the lab lists no variants");

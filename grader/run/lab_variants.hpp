@@ -28,8 +28,13 @@ struct VariantInfo {
   int max_mask_width = 0;           ///< conv layer: the largest K it accepts
   Tolerance tolerance = Tolerance::fp32();
   bool tensor_cores = false;        ///< runs on tensor cores: bounded by bandwidth, not FP32 FMA
+  /// The only GPU it runs on, major·10 + minor of its compute capability ("compute_capability":
+  /// "9.0" in the list: lab 08 step 5); 0: any.
+  int compute_capability = 0;
   /// Whether the runner runs this variant on `info` (it skips a mask width it does not accept).
   [[nodiscard]] bool accepts(const CaseInfo& info) const;
+  /// Whether it runs on a GPU of compute capability `cc` (major·10 + minor; 0, unknown: yes).
+  [[nodiscard]] bool runs_on(int cc) const { return compute_capability == 0 || cc == 0 || cc == compute_capability; }
 };
 
 /// The variants of one lab, in the order the runner runs them. Most labs' variants solve one
@@ -37,10 +42,16 @@ struct VariantInfo {
 struct LabVariants {
   std::string lab;  ///< "lab01"
   std::vector<VariantInfo> variants;
+  /// Variants the graded GPU cannot run (keep_runnable_on moved them here from `variants`): not
+  /// planned, run, timed, profiled or counted, as a mask width a variant does not take.
+  std::vector<VariantInfo> not_on_this_gpu;
   /// The problems its variants solve, each once, in the order of their first variant.
   [[nodiscard]] std::vector<Problem> problems() const;
   /// The names of its variants that solve `p`, as "a, b" (for messages).
   [[nodiscard]] std::string names_of(Problem p) const;
+  /// Moves the variants that do not run on a GPU of compute capability `cc` (major·10 + minor; 0:
+  /// unknown, none moved) to not_on_this_gpu.
+  void keep_runnable_on(int cc);
 };
 
 /// Parses `{"format": "convlab-lab-list", "version": 1, ...}`. @throws std::runtime_error, also

@@ -137,6 +137,7 @@ std::optional<SessionError> check_machine(const GradeOptions& o, DeviceInfo& dev
   settings.profile = o.profile;
   settings.device_name = device.name;
   settings.sm_count = device.sm_count;
+  settings.compute_capability = 10 * device.cc_major + device.cc_minor;
   if (o.sanitize) {
     settings.compute_sanitizer = find_tool("compute-sanitizer");
     if (!settings.compute_sanitizer) {

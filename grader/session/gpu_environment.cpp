@@ -56,6 +56,11 @@ const LabVariants* GradingEnvironment::variants(const LabInfo& lab, const std::o
         why = fmt::format("{} --list: {}", exe->filename().string(), e.what());
         continue;
       }
+      l->keep_runnable_on(settings_.compute_capability);
+      if (l->variants.empty()) {
+        if (error) *error = fmt::format("no variant of {} runs on this GPU ({})", lab.id(), settings_.device_name);
+        return nullptr;
+      }
       return &variants_.emplace(lab.number, std::move(*l)).first->second;
     }
   }

@@ -36,6 +36,9 @@ struct GradeSettings {
   bool profile = false;           ///< run Nsight Compute on the performance case
   std::string device_name;        ///< cudaDeviceProp::name ("NVIDIA H200"): lab 07's tuning file
   int sm_count = 0;               ///< the GPU's SMs: lab 06's step 3 plan (0: unknown)
+  /// The GPU's compute capability, major·10 + minor: a variant that runs on another GPU only (lab
+  /// 08 step 5: 9.0) is left out of the lab here (0: unknown, every variant is run).
+  int compute_capability = 0;
   std::optional<std::filesystem::path> compute_sanitizer;  ///< resolved when sanitize
   std::optional<std::filesystem::path> ncu;                ///< resolved when profile (may be absent)
   std::string ncu_missing_reason = "ncu was not found (PATH, the CUDA toolkit's bin/)";
@@ -83,8 +86,9 @@ class GradingEnvironment {
   /// Its name, "conv2d/perf_2048x2048_k5", without generating it.
   [[nodiscard]] std::string performance_case_id(const LabInfo& lab, Problem p) const;
 
-  /// The variants of `lab`, from the trusted executable, else from `fallback` (the graded one).
-  /// @returns nullptr with the reason in `error` if neither can list them.
+  /// The variants of `lab`, from the trusted executable, else from `fallback` (the graded one);
+  /// those this GPU cannot run (GradeSettings::compute_capability) moved to not_on_this_gpu.
+  /// @returns nullptr with the reason in `error` if neither can list them, or if none runs here.
   const LabVariants* variants(const LabInfo& lab, const std::optional<std::filesystem::path>& fallback,
                             std::string* error);
 

@@ -142,6 +142,9 @@ struct VariantPrediction {
   /// Tensor-core MMA instructions (warp-level), what `sm__inst_executed_pipe_tensor_op_hmma.sum`
   /// counts; 0 for a kernel without them.
   long long mmas = 0;
+  /// `mmas` are Hopper's warpgroup MMAs counted once per warp, what
+  /// `sm__inst_executed_pipe_tensor_op_gmma.sum` counts (lab 08 step 5), not mma.sync.
+  bool wgmma = false;
 };
 
 /// The analysis model's prediction for the lab's kernel on the performance image.

@@ -6,7 +6,8 @@
 ///        happens to a slice once it is in shared memory: the multiply-adds go to tensor cores.
 ///
 /// Same code as solutions/06-im2col/implicit_gemm.cuh (the reference of lab 06 step 3a) and
-/// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles.
+/// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles; and, for step 5, a second
+/// loader that walks the reduction channel group × tap (GroupTapLoader).
 #pragma once
 
 #include <climits>
@@ -261,6 +262,89 @@ struct SliceLoader {
                         const Geometry& g) {
     copy_a_transposed<ASYNC>(kt, As, Wt, g);
     copy_b<ASYNC>(Bs, X, g);
+  }
+};
+
+// ---- The group-tap loader (step 5) ---------------------------------------------------------------
+
+/// SliceLoader's job, with the reduction in another order: slice kt is one tap (p, q) of one group
+/// of BK channels, unrolled rows k' = G·(K·K·BK) + (p·K + q)·BK + c for channel G·BK + c, c < BK.
+/// The order of a sum's terms is the kernel's to choose (A's columns follow B's rows): W's slice
+/// is gathered in the same order. Needs C % BK == 0 (whole groups; lab08::wgmma_group_tap), and
+/// then has no ragged last slice.
+///
+///   slice kt = G·K·K + p·K + q:    A[m][c] = W[m0 + m][G·BK + c][p][q]
+///                                  B[c][n] = X[b][G·BK + c][h·S − P + p·D][w·S − P + q·D]
+///
+/// What it saves: a tap lies inside X or not for a whole column, whatever the channel, so a thread
+/// tests each of its columns once per slice, not once per element, and an element costs one add
+/// (the channel's plane, c·H·W). The K·K taps of a group follow each other, so the group's input
+/// rows are still in L1 when the next tap reads them. Who copies what is SliceLoader's drawing.
+/// Slices must be copied in increasing order from `first_slice`.
+template <int BM, int BN, int BK, int THREADS>
+struct GroupTapLoader {
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int A_PER_THREAD = BM * BK / THREADS;  // weights each thread copies per slice
+  static constexpr int B_ROWS = BK / WARPS;               // channels each thread copies per slice
+  static constexpr int B_COLS = BN / 32;                  // unrolled columns each thread copies
+  static_assert(THREADS % 32 == 0, "whole warps");
+  static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
+  static_assert(BK % WARPS == 0 && BN % 32 == 0, "the B slice splits evenly over warps and lanes");
+
+  ColumnOrigin col[B_COLS];  // col[j]: column n0 + lane + 32·j, decoded once
+  int a_k, a_m, m0, lane, warp;
+  int tap, p, q;  // the next slice's tap, p·K + q
+  int c0;         // and its group's first channel
+
+  __device__ GroupTapLoader(const Geometry& g, int block_m0, int block_n0, int first_slice) {
+    const int tid = threadIdx.x;
+    lane = tid % 32;
+    warp = tid / 32;
+    a_k = tid % BK;
+    a_m = tid / BK;
+    m0 = block_m0;
+#pragma unroll
+    for (int j = 0; j < B_COLS; ++j) col[j] = decode_column(block_n0 + lane + 32 * j, g);
+    const int group = first_slice / g.KK;
+    tap = first_slice - group * g.KK;
+    p = tap / g.K;
+    q = tap - p * g.K;
+    c0 = group * BK;
+  }
+
+  /// Both operands of the next slice (kt, its number, is there for SliceLoader's interface: this
+  /// loader counts the slices itself): As[c][m] = W[m0 + m][c0 + c][p][q] (transposed, as
+  /// SliceLoader's) and Bs[c][n] = X at channel c0 + c, tap (p, q), column n0 + n; then moves on to
+  /// the next tap, and after the last tap to the next group.
+  template <bool ASYNC = true, int A_LD, int B_LD>
+  __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
+                        const Geometry& g) {
+    (void)kt;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; ++i) {
+      const int m = m0 + a_m + i * (THREADS / BK);
+      const bool ok = m < g.M;
+      copy_or_zero<ASYNC>(&As[a_k][a_m + i * (THREADS / BK)], Wt + (ok ? m * g.Kdim + (c0 + a_k) * g.KK + tap : 0), ok);
+    }
+    const int dy = p * g.D, dx = q * g.D;
+    int at[B_COLS];  // at[j]: offset of channel 0 of column j's tap in X, or −1 outside X
+#pragma unroll
+    for (int j = 0; j < B_COLS; ++j) {
+      const bool inside = static_cast<unsigned>(col[j].ih0 + dy) < static_cast<unsigned>(g.H) &&
+                          static_cast<unsigned>(col[j].iw0 + dx) < static_cast<unsigned>(g.W);
+      at[j] = inside ? col[j].base + dy * g.W + dx : -1;
+    }
+#pragma unroll
+    for (int r = 0; r < B_ROWS; ++r) {
+      const int plane = (c0 + warp + WARPS * r) * g.HW;  // channel c0 + warp + WARPS·r
+#pragma unroll
+      for (int j = 0; j < B_COLS; ++j) {
+        const bool inside = at[j] >= 0;
+        copy_or_zero<ASYNC>(&Bs[warp + WARPS * r][lane + 32 * j], X + (inside ? at[j] + plane : 0), inside);
+      }
+    }
+    if (++q == g.K) q = 0, ++p;
+    if (++tap == g.KK) tap = 0, p = 0, c0 += BK;
   }
 };
 

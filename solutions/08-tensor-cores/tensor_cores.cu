@@ -1,4 +1,4 @@
-// Lab 08 (reference): the launchers of steps 1 and 2. Same file as
+// Lab 08 (reference): the launchers of steps 1, 2 and 5. Same file as
 // labs/08-tensor-cores/tensor_cores.cu (nothing to write here).
 //
 // Idea:      a layer is lab 06's GEMM, Y (M × B·Ho·Wo) = W (M × C·K·K) · X_unroll, fed to shared
@@ -8,8 +8,10 @@
 //            TF32 (checked with the TF32 tolerance); step 2 splits each into two TF32 parts and
 //            sums three products (checked with labs 01–07's FP32 tolerance). Few column tiles
 //            (a small image, a small batch) share each output's reduction between blocks
-//            (split-K, lab08_config.hpp).
-// Achieves:  `grader bench --only layers` times both against cuDNN and lab 06.
+//            (split-K, lab08_config.hpp). Step 5 is step 2 on Hopper's warpgroup MMA
+//            (wgmma_gemm.cuh): B split once per block into shared-memory planes that the tensor
+//            cores read themselves; it needs a GPU of compute capability 9.0.
+// Achieves:  `grader bench --only layers` times them against cuDNN and lab 06.
 //
 // Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
 #include <cuda_runtime.h>
@@ -20,6 +22,7 @@
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "tensor_core_gemm.cuh"
+#include "wgmma_gemm.cuh"
 
 namespace convlab::lab08 {
 namespace {
@@ -80,6 +83,32 @@ void run(const ConvLayerArgs& a) {
   launch<P, 64>(a, g);
 }
 
+template <int WG, bool GROUP_TAP>
+void launch_wgmma(const ConvLayerArgs& a, const Geometry& g) {
+  static const bool opted_in = [] {  // more than 48 KB of dynamic shared memory, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm<WG, GROUP_TAP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    wgmma_shared_bytes(WG)));
+    return true;
+  }();
+  (void)opted_in;
+  const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
+  const int splits = wgmma_split_k(a.shape, WG, sm_count());
+  const int per_split = ceil_div(k_tiles, splits);
+  const dim3 grid(ceil_div(g.N, kWgmmaN), ceil_div(g.M, wgmma_block_m(WG)), ceil_div(k_tiles, per_split));
+  if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
+  wgmma_gemm<WG, GROUP_TAP><<<grid, WG * kWarpgroupThreads, wgmma_shared_bytes(WG)>>>(a.X, a.W, a.Y, g, per_split,
+                                                                                      grid.z > 1);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+/// Step 5 on a layer long enough for 3xTF32: 2 warpgroups a block on more than 64 filters, the
+/// group-tap gather on whole groups of 16 channels (lab08_config.hpp).
+template <int WG>
+void run_wgmma(const ConvLayerArgs& a, const Geometry& g) {
+  if (wgmma_group_tap(g.C)) return launch_wgmma<WG, true>(a, g);
+  launch_wgmma<WG, false>(a, g);
+}
+
 }  // namespace
 
 void conv_layer_tf32(const ConvLayerArgs& a) {
@@ -103,6 +132,27 @@ void conv_layer_tf32x3(const ConvLayerArgs& a) {
     return;
   }
   run<Precision::tf32x3>(a);
+}
+
+void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {
+  if (!kStep5Written) {
+    return not_implemented("lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3 in "
+                           "wgmma_gemm.cuh, then set kStep5Written = true");
+  }
+  if (!kStep2Written) {
+    return not_implemented("lab08 step 5 (3xTF32 on wgmma) splits with step 2's split_tf32: write step 2 first "
+                           "(tensor_core_gemm.cuh)");
+  }
+  require_wgmma();  // compute capability 9.0 and sm_90a code, or a message that says which is missing
+  const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
+  if (g.Kdim < kMinTensorCoreTerms) {  // too short for 3xTF32 to reach FP32 accuracy: as step 2
+    const int outputs = static_cast<int>(a.shape.output_elements());
+    direct_fp32<<<ceil_div(outputs, 256), 256>>>(a.X, a.W, a.Y, g, outputs);
+    CUDA_CHECK(cudaGetLastError());
+    return;
+  }
+  if (wgmma_warpgroups(g.M) == 2) return run_wgmma<2>(a, g);
+  run_wgmma<1>(a, g);
 }
 
 }  // namespace convlab::lab08

@@ -180,8 +180,8 @@ TEST_CASE("reports: labs 06 and 07 show the model beside each variant's ncu prof
   CHECK_THAT(warp_execution_efficiency(failed, false).unavailable, Catch::Contains("ncu exited with 1"));
 }
 
-TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's tensor-core MMA count, loads not "
-          "modelled",
+TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's tensor-core MMA count, step 5's wgmmas "
+          "beside the gmma count, loads not modelled",
           "[grader][reports]") {
   PredictionContext ctx;
   ctx.conv2d = {2048, 2048, 13};
@@ -194,11 +194,17 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   l08.prediction = predict_lab("08", ctx);
   REQUIRE(l08.prediction->unavailable.empty());
   CHECK(l08.prediction->case_id.empty());  // two cases: the config names both
-  REQUIRE(l08.prediction->variants.size() == 4);
+  REQUIRE(l08.prediction->variants.size() == 5);
   const convlab::analysis::BandedAnalysis band = convlab::analysis::analyze_lab08_banded(2048, 2048, 13);
   const convlab::analysis::TensorCoreAnalysis layer = convlab::analysis::analyze_lab08(ctx.layer, 132);
   CHECK(l08.prediction->for_variant("tf32")->mmas == layer.step("tf32").mmas);
   CHECK(l08.prediction->for_variant("tf32x3")->mmas == layer.step("tf32x3").mmas);
+  CHECK_FALSE(l08.prediction->for_variant("tf32x3")->wgmma);
+  const VariantPrediction* wg = l08.prediction->for_variant("tf32x3_wgmma");
+  REQUIRE(wg != nullptr);
+  CHECK(wg->wgmma);
+  CHECK(wg->mmas == layer.step("tf32x3_wgmma").mmas);
+  CHECK(wg->mmas == 4 * layer.step("tf32x3_wgmma").instructions);
   CHECK(l08.prediction->for_variant("banded_tf32x3")->mmas == band.mmas);
   CHECK(l08.prediction->for_variant("banded_tf32_bf16")->mmas == band.mixed_mmas);
   CHECK(band.mixed_mmas * 3 == band.mmas * 2);
@@ -210,6 +216,14 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   prof.metrics[kMetricTensorMmaInsts] = {static_cast<double>(band.mixed_mmas), ""};
   prof.threads_per_warp_instruction = {{32.0, ""}, {32.0, ""}};
   l08.profile.push_back(prof);
+  ProfileResult wg_prof = prof;  // step 5 on Hopper: the gmma count asked for beside the others
+  wg_prof.variant = "tf32x3_wgmma";
+  wg_prof.case_id = "conv_layer/perf";
+  wg_prof.kernels = {"wgmma_gemm"};
+  wg_prof.metrics[kMetricTensorMmaInsts] = {0.0, ""};
+  wg_prof.metrics[kMetricTensorWgmmaInsts] = {static_cast<double>(wg->mmas), ""};
+  wg_prof.threads_per_warp_instruction = {{32.0, ""}};
+  l08.profile.push_back(wg_prof);
   SubmissionResult s;
   s.name = "solutions/";
   s.kind = "solutions";
@@ -220,9 +234,24 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
                                                "instructions {} (sm__inst_executed_pipe_tensor_op_hmma.sum)",
                                                band.mixed_mmas)));
   CHECK_THAT(text, Catch::Contains("steps 3-4 on 2048x2048 K=13"));
+  CHECK_THAT(text, Catch::Contains(fmt::format("predicted (analysis) for tf32x3_wgmma: wgmma instructions {} per warp "
+                                               "(sm__inst_executed_pipe_tensor_op_gmma.sum)",
+                                               wg->mmas)));
+  CHECK_THAT(text, Catch::Contains(fmt::format("wgmma instructions {} (per warp)", wg->mmas)));
   const json j = submission_json(s);
-  CHECK(j["labs"][0]["predicted"]["variants"][3]["mmas"] == band.mixed_mmas);
-  CHECK(j["labs"][0]["predicted"]["variants"][3]["global_load_bytes"].is_null());  // not modelled: no number
+  const json& predicted = j["labs"][0]["predicted"]["variants"];
+  const auto entry = [&](const std::string& variant) {
+    for (const json& v : predicted) {
+      if (v["variant"] == variant) return v;
+    }
+    FAIL("no prediction for " << variant);
+    return json();
+  };
+  CHECK(entry("banded_tf32_bf16")["mmas"] == band.mixed_mmas);
+  CHECK(entry("banded_tf32_bf16")["global_load_bytes"].is_null());  // not modelled: no number
+  CHECK(entry("banded_tf32_bf16")["mmas_metric"] == kMetricTensorMmaInsts);
+  CHECK(entry("tf32x3_wgmma")["mmas"] == wg->mmas);
+  CHECK(entry("tf32x3_wgmma")["mmas_metric"] == kMetricTensorWgmmaInsts);
   CHECK(j["labs"][0]["measured"][0]["metrics"][kMetricTensorMmaInsts]["value"] == static_cast<double>(band.mixed_mmas));
 }
 

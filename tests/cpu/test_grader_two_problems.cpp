@@ -1,8 +1,9 @@
-// A lab whose variants solve two problems (lab 08: conv layers in steps 1 and 2, one image in
-// step 3), graded with fake lab runners that play it: each variant runs on the cases of its own
-// problem, is timed on the performance case of its own problem (the lab's own where the rubric
+// A lab whose variants solve two problems (lab 08: conv layers in steps 1, 2 and 5, one image in
+// steps 3 and 4), graded with fake lab runners that play it: each variant runs on the cases of its
+// own problem, is timed on the performance case of its own problem (the lab's own where the rubric
 // names one), and a case set or a rubric that leaves one of its problems without a case is a
-// could-not-grade that names the problem and the variants.
+// could-not-grade that names the problem and the variants. A variant listed for one GPU only (step
+// 5: compute capability 9.0) is left out of the lab on any other, and counted on that one.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "convlab/datagen.hpp"
 #include "grader_test_support.hpp"
@@ -170,6 +172,65 @@ TEST_CASE("grader: a listing that claims a problem its lab does not solve in the
   CHECK(refused == nullptr);
   CHECK(why == "lister --list: variant banded claims to solve conv2d, which no variant of lab 06 solves in the lab "
                "registry");
+}
+
+TEST_CASE("grader: a variant listed for compute capability 9.0 only is left out of the lab on an 8.0 GPU, said in a "
+          "note, and counted on a 9.0 one",
+          "[grader][two-problems]") {
+  // "wg" plays lab 08 step 5 and is wrong everywhere: counted, it fails its runs and costs points.
+  const std::string lab_args = kTwoProblems + " --fake-gpu-only wg=9.0 --fake wrong --fake-variant wg";
+  const std::string ref_args = kTwoProblems + " --fake-gpu-only wg=9.0";
+  auto grade_on = [&](const std::string& name, int compute_capability) {
+    const TempDir tmp(name);
+    write_conv2d_cases(tmp.path() / "cases");
+    write_layer_cases(tmp.path() / "cases");
+    std::string args = lab_args, ref = ref_args;
+    for (std::string* a : {&args, &ref}) a->replace(a->find("tf32,banded"), 11, "tf32,banded,wg");
+    for (std::string* a : {&args, &ref}) a->replace(a->find("conv_layer,conv2d"), 17, "conv_layer,conv2d,conv_layer");
+    const fs::path reference = fake_lab(tmp.path() / "bin", "reference", ref);
+    const fs::path lab = fake_lab(tmp.path() / "bin", "lab", args);
+    GradeSettings settings = test_settings();
+    settings.compute_capability = compute_capability;
+    settings.device_name = compute_capability == 80 ? "an A100" : "an H200";
+    auto env = make_env(load_case_set(tmp.path() / "cases", "test"), tmp.path() / "work", reference, settings,
+                        two_problem_rubric(true));
+    return grade_lab(lab08(), executable(lab), *env);
+  };
+
+  const LabResult a100 = grade_on("gpu-only-a100", 80);
+  INFO(a100.headline() << " " << a100.could_not_grade_reason);
+  REQUIRE_FALSE(a100.could_not_grade);
+  CHECK(a100.correctness.by_variant.count("wg") == 0);
+  CHECK(a100.correctness.runs == 4);  // tf32 on the two layers, banded on K = 9 and 10
+  CHECK(a100.correctness.passed == 4);
+  std::set<std::string> timed;
+  for (const VariantTiming& v : a100.performance.variants) timed.insert(v.variant);
+  CHECK(timed == std::set<std::string>{"tf32", "banded"});
+  CHECK(a100.points() == Approx(a100.max_points()));
+  CHECK_THAT(a100.notes, Catch::VectorContains(std::string(
+                             "wg runs on GPUs of compute capability 9.0 only; this one (an A100) cannot run it: its runs "
+                             "are skipped, not counted, and it is not timed")));
+
+  const LabResult h200 = grade_on("gpu-only-h200", 90);
+  INFO(h200.headline());
+  CHECK(h200.correctness.by_variant.at("wg").runs == 2);
+  CHECK(h200.correctness.by_variant.at("wg").passed == 0);
+  CHECK(h200.correctness.runs == 6);
+  CHECK(h200.points() < h200.max_points());
+  for (const std::string& note : h200.notes) CHECK_THAT(note, !Catch::Contains("cannot run it"));
+}
+
+TEST_CASE("grader: a listing's compute_capability must read MAJOR.MINOR", "[grader][two-problems][hostile]") {
+  nlohmann::json j = {{"format", "convlab-lab-list"}, {"version", 1}, {"lab", "lab08"}, {"title", "t"}};
+  const nlohmann::json fp32 = {{"name", "fp32"}, {"unit_roundoff", 1.0 / 16777216}};
+  j["variants"] = {{{"name", "wg"}, {"problem", "conv_layer"}, {"max_mask_width", 17}, {"tolerance", fp32},
+                    {"compute_capability", "9.0"}}};
+  CHECK(parse_lab_variants(j).variants.at(0).compute_capability == 90);
+  for (const nlohmann::json& bad : {nlohmann::json("90"), nlohmann::json(9.0), nlohmann::json("9.0a"), nlohmann::json("x.0")}) {
+    INFO(bad.dump());
+    j["variants"][0]["compute_capability"] = bad;
+    CHECK_THROWS_WITH(parse_lab_variants(j), Catch::Contains("compute_capability: expected \"MAJOR.MINOR\""));
+  }
 }
 
 TEST_CASE("grader: a listing that names one variant twice, once per problem, is refused (runs and times are kept by "

@@ -1,8 +1,8 @@
 // Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2,
-// banded_conv2d.cuh steps 3 and 4, with the same titles in both folders, and each is the same code
-// outside them; the given files (layer_tiles.cuh, mma_tf32.cuh, mma_bf16.cuh, the launchers tensor_cores.cu and
-// banded_conv2d.cu) are the solution's code; the stub marks every step unwritten and the
-// solution none. The GPU test
+// banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh step 5, with the same titles in both folders, and
+// each is the same code outside them; the given files (layer_tiles.cuh, mma_tf32.cuh, mma_bf16.cuh,
+// wgmma_tf32.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
+// stub marks every step unwritten and the solution none. The GPU test
 // (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
 #include <catch2/catch.hpp>
 
@@ -26,7 +26,7 @@ std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMax
 
 }  // namespace
 
-TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 4 with the same titles", "[lab08][skeleton]") {
+TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 5 with the same titles", "[lab08][skeleton]") {
   const auto stub = find_steps(read(kLab / "tensor_core_gemm.cuh"), "stub");
   const auto solution = find_steps(read(kSolution / "tensor_core_gemm.cuh"), "solution");
   REQUIRE(stub.size() == 2);
@@ -43,18 +43,25 @@ TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 4 with the 
   CHECK(stub3.at("4").title == "the small products in BF16");
   CHECK(solution3.at("3").title == stub3.at("3").title);
   CHECK(solution3.at("4").title == stub3.at("4").title);
+  const auto stub5 = find_steps(read(kLab / "wgmma_gemm.cuh"), "stub");
+  const auto solution5 = find_steps(read(kSolution / "wgmma_gemm.cuh"), "solution");
+  REQUIRE(stub5.size() == 1);
+  REQUIRE(solution5.size() == 1);
+  CHECK(stub5.at("5").title == "3xTF32 on wgmma");
+  CHECK(solution5.at("5").title == stub5.at("5").title);
 }
 
 TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's code, and so is every given file",
           "[lab08][skeleton]") {
-  for (const char* file : {"tensor_core_gemm.cuh", "banded_conv2d.cuh"}) {
+  for (const char* file : {"tensor_core_gemm.cuh", "banded_conv2d.cuh", "wgmma_gemm.cuh"}) {
     INFO(file);
     const std::string stub = read(kLab / file);
     const std::string solution = read(kSolution / file);
     CHECK(code_of(without_step_bodies(stub, "stub"), "stub") == code_of(without_step_bodies(solution, "solution"), "solution"));
     CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
   }
-  for (const char* given : {"layer_tiles.cuh", "mma_tf32.cuh", "mma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
+  for (const char* given :
+       {"layer_tiles.cuh", "mma_tf32.cuh", "mma_bf16.cuh", "wgmma_tf32.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
   }
@@ -65,6 +72,8 @@ TEST_CASE("lab08 skeleton: every step of the stub is marked unwritten, none of t
   CHECK(written_flags(read(kSolution / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", true}, {"2", true}});
   CHECK(written_flags(read(kLab / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", false}, {"4", false}});
   CHECK(written_flags(read(kSolution / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", true}, {"4", true}});
+  CHECK(written_flags(read(kLab / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", false}});
+  CHECK(written_flags(read(kSolution / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", true}});
 }
 
 TEST_CASE("lab08 skeleton: the lab folder and the solution hold the same source files", "[lab08][skeleton]") {

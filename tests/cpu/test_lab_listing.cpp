@@ -19,8 +19,8 @@ using namespace convlab::grader;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-TEST_CASE("lab08 --list --json lists steps 1 and 2 on conv layers and step 3 on images with K = 9..17, as the "
-          "registry says, and the grader reads it back",
+TEST_CASE("lab08 --list --json lists steps 1, 2 and 5 on conv layers (5 on compute capability 9.0 only) and steps 3 "
+          "and 4 on images with their K, as the registry says, and the grader reads it back",
           "[registry][lab08]") {
   testing::TempDir tmp("lab08-list");
   const fs::path list = tmp.path() / "list.json";
@@ -38,6 +38,7 @@ TEST_CASE("lab08 --list --json lists steps 1 and 2 on conv layers and step 3 on 
     CHECK(v.problem == lab.problem_of(*entry));
     CHECK(v.tolerance.name == std::string(entry->tolerance.name));
     CHECK(v.tensor_cores == entry->tensor_cores);
+    CHECK(v.compute_capability == entry->compute_capability);
     if (v.problem == Problem::conv2d) CHECK(v.mask_widths == lab.mask_widths_of(*entry));
   }
   const auto banded = std::find_if(listing.variants.begin(), listing.variants.end(),
@@ -46,7 +47,21 @@ TEST_CASE("lab08 --list --json lists steps 1 and 2 on conv layers and step 3 on 
   CHECK(banded->problem == Problem::conv2d);
   CHECK(banded->mask_widths == MaskWidths::range(9, kMaxMaskWidth));
   CHECK(banded->tolerance.name == std::string("fp32"));
-  CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3");
+  CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3, tf32x3_wgmma");
+  const auto wgmma = std::find_if(listing.variants.begin(), listing.variants.end(),
+                                  [](const VariantInfo& v) { return v.name == "tf32x3_wgmma"; });
+  REQUIRE(wgmma != listing.variants.end());
+  CHECK(wgmma->compute_capability == 90);
+  CHECK(wgmma->tolerance.name == std::string("fp32"));
+  // On an A100 the grader leaves it out, on an H200 it keeps it.
+  LabVariants on_a100 = listing, on_h200 = listing;
+  on_a100.keep_runnable_on(80);
+  on_h200.keep_runnable_on(90);
+  CHECK(on_a100.names_of(Problem::conv_layer) == "tf32, tf32x3");
+  REQUIRE(on_a100.not_on_this_gpu.size() == 1);
+  CHECK(on_a100.not_on_this_gpu[0].name == "tf32x3_wgmma");
+  CHECK(on_h200.variants.size() == listing.variants.size());
+  CHECK(on_h200.not_on_this_gpu.empty());
   CHECK(listing.names_of(Problem::conv2d) == "banded_tf32x3, banded_tf32_bf16");
   CHECK_NOTHROW(check_problems_against_registry(listing, "08"));
 }

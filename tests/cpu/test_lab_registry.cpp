@@ -28,7 +28,8 @@ TEST_CASE("lab registry: every lab once, in number order, with the runner's vari
   CHECK(labs::find_lab(6)->variant("tf32_tensor_core")->tolerance.name == std::string("tf32"));
   CHECK(labs::find_lab(8)->variant("tf32")->tolerance.name == std::string("tf32x1"));
   CHECK(labs::find_lab(8)->variant("tf32x3")->tolerance.name == std::string("fp32"));
-  CHECK(labs::find_lab(8)->variant_count == 4);
+  CHECK(labs::find_lab(8)->variant("tf32x3_wgmma")->tolerance.name == std::string("fp32"));
+  CHECK(labs::find_lab(8)->variant_count == 5);
   CHECK(labs::find_lab(9) == nullptr);
   CHECK(labs::find_lab("lab5") == nullptr);
 }
@@ -68,7 +69,7 @@ TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 
   CHECK(lab.mask_widths_of(*banded).widths() == std::vector<int>{9, 10, 11, 12, 13, 14, 15, 16, 17});
   CHECK(banded->tolerance.name == std::string("fp32"));
   CHECK(banded->tensor_cores);
-  CHECK(lab.variant_count_of(Problem::conv_layer) == 2);
+  CHECK(lab.variant_count_of(Problem::conv_layer) == 3);  // tf32, tf32x3, tf32x3_wgmma
   CHECK(lab.variant_count_of(Problem::conv2d) == 2);
   const labs::VariantEntry* mixed = lab.variant("banded_tf32_bf16");
   REQUIRE(mixed != nullptr);
@@ -87,6 +88,26 @@ TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 
       const labs::VariantEntry& v = l.variants[static_cast<std::size_t>(i)];
       // A variant of another problem than its lab's names the K it takes: the lab's say nothing of it.
       if (l.problem_of(v) != l.problem) CHECK_FALSE(v.mask_widths.empty());
+    }
+  }
+}
+
+TEST_CASE("lab registry: lab 08's fifth variant runs on compute capability 9.0 alone, and every other variant on any GPU",
+          "[registry]") {
+  const labs::VariantEntry& wgmma = *labs::find_lab(8)->variant("tf32x3_wgmma");
+  CHECK(wgmma.compute_capability == 90);
+  CHECK(wgmma.tensor_cores);
+  CHECK(labs::find_lab(8)->problem_of(wgmma) == Problem::conv_layer);
+  CHECK(wgmma.runs_on(9, 0));
+  CHECK_FALSE(wgmma.runs_on(8, 9));   // Ada
+  CHECK_FALSE(wgmma.runs_on(8, 0));   // A100
+  CHECK_FALSE(wgmma.runs_on(10, 0));  // sm_90a code runs on no later GPU
+  for (const labs::LabEntry& l : labs::kLabs) {
+    for (int i = 0; i < l.variant_count; ++i) {
+      const labs::VariantEntry& v = l.variants[static_cast<std::size_t>(i)];
+      INFO(l.folder << " " << v.name);
+      if (&v != &wgmma) CHECK(v.compute_capability == 0);
+      if (&v != &wgmma) CHECK(v.runs_on(7, 5));
     }
   }
 }

@@ -1,20 +1,27 @@
-// Lab 08 (conv layers on tensor cores, and one image with step 3) on the GPU.
+// Lab 08 (conv layers on tensor cores, and one image with steps 3 and 4) on the GPU.
 //
-// As the grader runs it (the lab08 runner in a child process): steps 1 and 2 of solution08 pass
-// every public conv-layer case, a fresh random set and layers that reach split-K, partial tiles
-// and both sides of 3xTF32's shortest tensor-core reduction; step 3 passes every public conv2d
-// case it takes (K = 9..17) and a fresh random set of every such K, even ones included; the
-// stubs fail each of the three steps with a message naming it; the stubs with the steps spliced
-// in get full marks from `grader grade`, each step timed on the performance case of its problem.
-// (1xTF32 handed in as step 2 is a wrong submission, tests/fixtures/wrong_submissions/
+// As the grader runs it (the lab08 runner in a child process): steps 1, 2 and 5 of solution08
+// pass every public conv-layer case, a fresh random set and layers that reach split-K, partial
+// tiles, both sides of 3xTF32's shortest tensor-core reduction and of step 5's edges (64 and 65
+// filters: one warpgroup or two; 16 channels or not: the group-tap gather or the slice one);
+// step 5 runs on compute capability 9.0 only, and on any other GPU the runner skips it, saying
+// why; steps 3 and 4 pass every public conv2d case they take and a fresh random set of every such
+// K, even ones included; the stubs fail each step with a message naming it; the stubs with the
+// steps spliced in get full marks from `grader grade`, each step timed on the performance case of
+// its problem. (1xTF32 handed in as step 2 is a wrong submission, tests/fixtures/wrong_submissions/
 // tf32-passed-off-as-fp32, graded with the others by gpu_test_grader.cpp.)
 //
 // In process (the solution's kernel library), the accuracy claim of docs/design.md: step 1's
-// outputs break labs 01–07's FP32 rule on long reductions where step 2's keep it.
+// outputs break labs 01–07's FP32 rule on long reductions where steps 2 and 5 keep it, and a NaN
+// in X reaches Y through step 5; off Hopper, step 5's launcher refuses by name.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -50,8 +57,40 @@ const fs::path kBin = CONVLAB_BIN_DIR;
 const fs::path kSource = CONVLAB_SOURCE_DIR;
 const fs::path kLab = kSource / "labs" / "08-tensor-cores";
 const fs::path kSolution = kSource / "solutions" / "08-tensor-cores";
-constexpr int kLayerVariants = 2;  // tf32, tf32x3: the steps that solve conv layers
 const labs::LabEntry& kLab08 = *labs::find_lab(8);
+
+/// This GPU's compute capability, major·10 + minor.
+int compute_capability() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return 10 * major + minor;
+}
+
+/// True on the GPU step 5 (Hopper's wgmma) runs on.
+bool wgmma_here() { return kLab08.variant("tf32x3_wgmma")->compute_capability == compute_capability(); }
+
+/// The steps that solve conv layers and run on this GPU: tf32, tf32x3, and tf32x3_wgmma on Hopper.
+int layer_variants_here() {
+  int n = 0;
+  for (int i = 0; i < kLab08.variant_count; ++i) {
+    const labs::VariantEntry& v = kLab08.variants[static_cast<std::size_t>(i)];
+    n += kLab08.problem_of(v) == Problem::conv_layer && (v.compute_capability == 0 || wgmma_here()) ? 1 : 0;
+  }
+  return n;
+}
+
+/// Every conv-layer result of `r` passed; off Hopper, step 5's are SKIPs that say which GPU it needs.
+void expect_layers_pass(const testing::LabRun& r, int cases) {
+  testing::expect_all_pass(r, layer_variants_here() * cases, !wgmma_here());
+  for (const json& res : r.report.at("results")) {
+    if (res.at("status") != "SKIP") continue;
+    INFO(res.dump());
+    CHECK(res.at("variant") == "tf32x3_wgmma");
+    CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("needs a GPU of compute capability 9.0"));
+  }
+}
 /// The K steps 3 and 4 (banded_tf32x3, banded_tf32_bf16: the lab's conv2d variants) take, together.
 const MaskWidths kBandedWidths = kLab08.mask_widths_for(Problem::conv2d);
 
@@ -75,6 +114,12 @@ std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
       layer(1, 256, 32, 12, 12, 3, 1, 1, 1, seed + 5, "C·K·K = 2304"),
       layer(2, 35, 8, 9, 9, 1, 1, 0, 1, seed + 6, "C·K·K = 35: the shortest tensor-core reduction of step 2"),
       layer(2, 34, 8, 9, 9, 1, 1, 0, 1, seed + 7, "C·K·K = 34: step 2 on float32 CUDA cores"),
+      // Step 5's edges (lab08_config.hpp)
+      layer(2, 17, 65, 10, 10, 3, 1, 1, 1, seed + 8, "65 filters: two warpgroups, the second's rows but one empty; 17 channels"),
+      layer(2, 16, 64, 13, 11, 3, 1, 1, 1, seed + 9, "64 filters, 16 channels: one warpgroup, the group-tap gather"),
+      layer(1, 32, 64, 9, 9, 5, 1, 4, 2, seed + 10, "group-tap gather with dilation 2 and padding 4"),
+      layer(4, 48, 96, 9, 9, 3, 2, 1, 1, seed + 11, "group-tap gather with stride 2, two warpgroups"),
+      layer(1, 128, 32, 6, 6, 3, 1, 1, 1, seed + 12, "36 columns, 72 slices: split-K of one warpgroup"),
   };
 }
 
@@ -111,10 +156,11 @@ json grade_lab08(const fs::path& root) {
 
 }  // namespace
 
-TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, both steps",
+TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, steps 1, 2 "
+          "and 5 (5 on compute capability 9.0, skipped by name elsewhere)",
           "[gpu][lab08]") {
   const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv_layer", {"--no-time"});
-  testing::expect_all_pass(pub, kLayerVariants * static_cast<int>(find_cases(kDatasets / "conv_layer").size()), false);
+  expect_layers_pass(pub, static_cast<int>(find_cases(kDatasets / "conv_layer").size()));
 
   const std::uint64_t seed = std::random_device{}();
   INFO("random set seed " << seed);
@@ -124,7 +170,7 @@ TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random s
   for (const ConvLayerSpec& s : stress_specs(seed)) specs.push_back(s);
   for (const ConvLayerSpec& s : specs) write_case(dir / s.name, generate_case(s));
   const testing::LabRun rnd = testing::run_lab("solution08", dir, {"--no-time"});
-  testing::expect_all_pass(rnd, kLayerVariants * static_cast<int>(specs.size()), false);
+  expect_layers_pass(rnd, static_cast<int>(specs.size()));
 }
 
 TEST_CASE("gpu: solution08 steps 3 and 4 pass every public conv2d case of the K they take and a fresh random set of "
@@ -162,7 +208,7 @@ TEST_CASE("gpu: solution08 steps 3 and 4 pass every public conv2d case of the K 
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
-TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32) keeps it",
+TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2 and 5 (3xTF32) keep it",
           "[gpu][lab08]") {
   // The FP32 rule's allowance n·2^-24·S is a worst case that grows with n, while rounding errors
   // of random sign grow about as √n: 1xTF32 breaks it at n in the tens and hundreds and may fit
@@ -194,6 +240,50 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where step 2 (3xTF32
     if (l.step1_breaks) CHECK_FALSE(one_fp32.ok());
     // Step 2's worst error is a small part of what FP32 allows: not a near miss.
     CHECK(three_fp32.worst_error_ratio < 0.5);
+    if (wgmma_here()) {  // step 5: step 2's arithmetic on wgmma, the same margin
+      const Tensor<float> wg = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
+      const CompareResult wg_fp32 = compare_outputs(wg, *c.expected, abs_sum, n, Tolerance::fp32());
+      INFO("step 5, FP32 rule: " << wg_fp32.summary() << "\n" << wg_fp32.details());
+      CHECK(wg_fp32.ok());
+      CHECK(wg_fp32.worst_error_ratio < 0.5);
+    }
+  }
+}
+
+TEST_CASE("gpu: lab 08 step 5 carries a NaN in X to every output that reads it, through either gather, or refuses a "
+          "GPU other than compute capability 9.0 by name",
+          "[gpu][lab08][wgmma]") {
+  if (!wgmma_here()) {
+    // Off Hopper the launcher refuses before it launches anything, saying what it needs and what it found.
+    const ConvLayerCase c = generate_case(layer(1, 16, 64, 8, 8, 3, 1, 1, 1, 30, "any layer"));
+    const int cc = compute_capability();
+    try {
+      (void)testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
+      FAIL("step 5 ran on compute capability " << cc / 10 << "." << cc % 10);
+    } catch (const std::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("compute capability 9.0") &&
+                               Catch::Contains(fmt::format("this GPU is {}.{}", cc / 10, cc % 10)));
+    }
+    return;
+  }
+  // X[0][0][0][0] a NaN whose integer rounding to TF32 carries into a zero (the big part): only
+  // the small part carries it on. With padding 1 every filter's output (0, 0) of image 0 reads it.
+  for (const ConvLayerSpec& spec : {layer(2, 32, 96, 12, 12, 3, 1, 1, 1, 31, "group-tap gather, two warpgroups"),
+                                    layer(2, 3, 64, 20, 20, 7, 2, 3, 1, 32, "slice gather, one warpgroup")}) {
+    INFO(spec.name << " (" << spec.description << ")");
+    ConvLayerCase c = generate_case(spec);
+    const std::uint32_t nan_bits = 0x7fffffffu;
+    std::memcpy(c.x.data(), &nan_bits, sizeof nan_bits);
+    const Tensor<float> y = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
+    const ConvLayerShape& s = c.info.layer;
+    const std::size_t plane = static_cast<std::size_t>(s.out_height()) * s.out_width();
+    for (int m = 0; m < s.filters; ++m) {
+      INFO("filter " << m);
+      CHECK(std::isnan(y.data()[static_cast<std::size_t>(m) * plane]));  // Y[0][m][0][0]
+    }
+    // Image 1 never reads it: its outputs stay finite.
+    const std::size_t image = static_cast<std::size_t>(s.filters) * plane;
+    CHECK(std::all_of(y.data() + image, y.data() + 2 * image, [](float v) { return std::isfinite(v); }));
   }
 }
 #endif
@@ -207,22 +297,24 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
       {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3"},
-      {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_row_tf32_bf16"}};
+      {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_row_tf32_bf16"},
+      {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {
     INFO(res.dump());
-    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take
+    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take; step 5 off Hopper
     CHECK(res.at("status") == "FAIL");
     const std::string variant = res.at("variant");
     REQUIRE(step_of.count(variant));
     CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("not implemented (" + step_of.at(variant)));
     failed.insert(variant);
   }
-  CHECK(failed.size() == step_of.size());
+  CHECK(failed.size() == step_of.size() - (wgmma_here() ? 0 : 1));
 }
 
-TEST_CASE("gpu: lab 08 from the stubs with its four steps spliced in gets full marks from grader grade, speed included",
+TEST_CASE("gpu: lab 08 from the stubs with its five steps spliced in gets full marks from grader grade, speed included "
+          "(step 5 on compute capability 9.0, elsewhere a note and no runs)",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
@@ -243,7 +335,13 @@ TEST_CASE("gpu: lab 08 from the stubs with its four steps spliced in gets full m
     CHECK(v.at("case") == rubric.performance_case("08", kLab08.problem_of(*entry)).id());
     CHECK(v.at("correct").get<bool>());
   }
-  CHECK(timed == std::set<std::string>{"tf32", "tf32x3", "banded_tf32x3", "banded_tf32_bf16"});
+  std::set<std::string> steps{"tf32", "tf32x3", "banded_tf32x3", "banded_tf32_bf16"};
+  if (wgmma_here()) {
+    steps.insert("tf32x3_wgmma");
+  } else {
+    CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32x3_wgmma runs on GPUs of compute capability 9.0 only"));
+  }
+  CHECK(timed == steps);
   CHECK(lab.at("performance").at("cases").size() == 2);
   CHECK(lab.at("points").get<double>() == Approx(lab.at("max_points").get<double>()));
   CHECK(lab.at("max_points").get<double>() == Approx(10));

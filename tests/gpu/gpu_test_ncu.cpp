@@ -228,7 +228,8 @@ TEST_CASE("gpu: ncu's global loads and cp.async copies of lab 06 equal the analy
   }
 }
 
-TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal the analysis model's MMAs",
+TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal the analysis model's MMAs, step 5's "
+          "wgmmas too",
           "[gpu][ncu][lab08]") {
   const fs::path ncu = find_ncu();
   if (ncu.empty()) {
@@ -277,6 +278,31 @@ TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal th
                   measured, a.step(step).mmas);
       CHECK(measured == static_cast<double>(a.step(step).mmas));
     }
+  }
+  // Step 5 (Hopper's wgmma, compute capability 9.0 only): ncu counts each warpgroup instruction
+  // once per warp in sm__inst_executed_pipe_tensor_op_gmma.sum. One warpgroup
+  // with the slice-by-slice gather (C = 3, K = 7), two with the group-tap one and split-K (the
+  // measured B32 C256→256 14×14: 677,376 on an H200), and a ragged 130-filter layer.
+  if (device->cc_major != 9 || device->cc_minor != 0) {
+    WARN("step 5 runs on compute capability 9.0 only: its wgmma count was not measured on this GPU");
+    return;
+  }
+  for (const ConvLayerShape& s : {ConvLayerShape{2, 3, 64, 40, 40, 7, 2, 3, 1}, ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1},
+                                  ConvLayerShape{1, 64, 130, 9, 9, 3, 1, 1, 1}}) {
+    const fs::path dir = make_layer_case(s);
+    const analysis::TensorCoreStep& st = analysis::analyze_lab08(s, device->sm_count).step("tf32x3_wgmma");
+    std::string out;
+    const auto m = ncu_metrics(ncu, "08", "tf32x3_wgmma", dir, "wgmma_gemm", 1, {grader::kMetricTensorWgmmaInsts}, &out);
+    INFO(s.describe() << "\n" << out);
+    if (no_counter_permission(out)) {
+      WARN("ncu may not read GPU counters here (ERR_NVGPUCTRPERM): the check did not run");
+      return;
+    }
+    REQUIRE(m.count(grader::kMetricTensorWgmmaInsts));
+    std::printf("ncu-vs-model lab08 tf32x3_wgmma %-40s wgmma (per warp) measured %.0f predicted %lld\n",
+                s.describe().c_str(), m.at(grader::kMetricTensorWgmmaInsts), st.mmas);
+    CHECK(st.mmas > 0);
+    CHECK(m.at(grader::kMetricTensorWgmmaInsts) == static_cast<double>(st.mmas));
   }
 }
 

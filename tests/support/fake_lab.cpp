@@ -36,13 +36,15 @@
 //
 //   fake_lab CASES... [runner flags] --fake MODE [--fake-case NAME] [--fake-time-ms T]
 //            [--fake-variants a,b] [--fake-problem conv2d|conv_layer[,...]] [--fake-masks 1,3,5]
-//            [--fake-target T] [--fake-variant NAME]
+//            [--fake-target T] [--fake-variant NAME] [--fake-gpu-only NAME=9.0]
 //
 // MODE applies to every case, or only to the case named by --fake-case (the others are right),
 // and to every variant, or only to the one named by --fake-variant. --fake-problem names the
 // problem of every variant, or one per variant, in order, as lab 08's variants solve two
 // (`--fake-variants tf32,banded --fake-problem conv_layer,conv2d`); each variant runs on the
 // cases of its problem only, as the runner does, and --fake-masks are its conv2d variants' K.
+// --fake-gpu-only lists variant NAME as running on that compute capability alone, as lab 08's
+// step 5 is listed (the fake runs it anyway: it has no GPU to skip it on).
 // A copy of this executable may carry these arguments itself (tests/support/fake_lab_args.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -88,7 +90,7 @@ namespace {
 struct Options {
   std::vector<std::string> paths, variants_selected;
   std::string json_path, output_dir, mode = "correct", only_case, only_variant, variants = "v1", problem = "conv2d",
-                                     masks = "1,3,5,7,9,11,13,15,17", target;
+                                     masks = "1,3,5,7,9,11,13,15,17", target, gpu_only;
   bool no_check = false, no_time = false, quiet = false, list = false, witness = false;
   int timeout_s = 60, warmup = 0, repeats = 20;
   double time_ms = 1.0;
@@ -356,6 +358,7 @@ int main(int argc_in, char** argv_in) {
   app.add_option("--fake-problem", o.problem);
   app.add_option("--fake-masks", o.masks);
   app.add_option("--fake-target", o.target);
+  app.add_option("--fake-gpu-only", o.gpu_only);
   CLI11_PARSE(app, argc, argv);
 
   const std::vector<std::string> variants = split(o.variants);
@@ -373,6 +376,9 @@ int main(int argc_in, char** argv_in) {
                 {"tolerance", {{"name", "fp32"}, {"unit_roundoff", 1.0 / 16777216}}}};
       if (problem_of[i] == "conv2d") e["mask_widths"] = masks;
       else e["max_mask_width"] = 17;
+      if (const std::size_t eq = o.gpu_only.find('='); eq != std::string::npos && o.gpu_only.substr(0, eq) == variants[i]) {
+        e["compute_capability"] = o.gpu_only.substr(eq + 1);
+      }
       j["variants"].push_back(e);
     }
     write_json(o.json_path, j);

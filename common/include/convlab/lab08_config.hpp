@@ -1,11 +1,14 @@
 /// @file lab08_config.hpp
 /// @brief Lab 08's launch configuration on the host: the tensor-core implicit GEMM's block and
 ///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
-///        shortest reduction it gives the tensor cores at FP32 accuracy; one place that the
-///        lab's launchers and the analysis model both read, as lab06_config.hpp is for lab 06.
+///        shortest reduction it gives the tensor cores at FP32 accuracy (steps 1 and 2); the
+///        banded steps' tiles (3 and 4); step 5's warpgroups, planes and split-K plan on Hopper's
+///        wgmma, and the GPU it needs; one place that the lab's launchers and the analysis model
+///        both read, as lab06_config.hpp is for lab 06.
 #pragma once
 
 #include <algorithm>
+#include <string>
 
 #include "convlab/ceil_div.hpp"  // CONVLAB_HOST_DEVICE
 #include "convlab/shapes.hpp"
@@ -63,6 +66,24 @@ inline constexpr int kMinTensorCoreTerms = 35;
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
+/// The rule of split_k and wgmma_split_k: `tiles` block tiles of `slices` slices each, `slots`
+/// blocks resident at once, the work counted per `units` (SMs, or slots). No split when the tiles
+/// fill every slot; else at least enough splits to fill them, and among those s (each split keeps
+/// at least 8 slices to pipeline) the one whose busiest unit has the least work, ⌈tiles·s / units⌉
+/// blocks of 1/s of a tile; the smallest s of equals, for the fewest atomic adds.
+inline int least_busy_split(long long tiles, long long slices, long long slots, long long units) {
+  if (tiles >= slots) return 1;
+  const long long most = std::max(1LL, slices / 8);
+  const long long fill = std::min(most, (slots + tiles - 1) / tiles);  // the fewest that fill every slot
+  long long best = fill;
+  // busiest unit's work, in tiles: ⌈tiles·s / units⌉ / s, compared as cross products to stay exact
+  const auto busiest = [&](long long split) { return (tiles * split + units - 1) / units; };
+  for (long long split = fill + 1; split <= most; ++split) {
+    if (busiest(split) * best < busiest(best) * split) best = split;
+  }
+  return static_cast<int>(best);
+}
+
 /// How many blocks share one output's reduction (split-K, atomic adds into a zeroed Y). A layer
 /// with at least kMinBlocks tiles per SM is not split. One with fewer is split at least enough that
 /// every SM gets kMinBlocks blocks, and among such splits s (each split keeps at least 8 slices to
@@ -79,17 +100,7 @@ inline int split_k(const ConvLayerShape& s, int bm, int sms) {
   const long long tiles = ((n + kBlockN - 1) / kBlockN) * ((s.filters + bm - 1) / bm);
   const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
   const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
-  const long long slots = static_cast<long long>(sms) * kMinBlocks;
-  if (tiles >= slots) return 1;
-  const long long most = std::max(1LL, slices / 8);
-  const long long fill = std::min(most, (slots + tiles - 1) / tiles);  // the fewest that fill every slot
-  long long best = fill;
-  // busiest SM's work, in tiles: ⌈tiles·s / sms⌉ / s, compared as cross products to stay exact
-  const auto busiest = [&](long long split) { return (tiles * split + sms - 1) / sms; };
-  for (long long split = fill + 1; split <= most; ++split) {
-    if (busiest(split) * best < busiest(best) * split) best = split;
-  }
-  return static_cast<int>(best);
+  return least_busy_split(tiles, slices, static_cast<long long>(sms) * kMinBlocks, sms);
 }
 
 // ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
@@ -151,5 +162,76 @@ constexpr int band_mixed_shared_bytes(int k) {
   return (kBandTileRows + k - 1) * (band_tile_pitch(band_steps(k)) + band_pair_pitch(band_steps(k))) * 4;
 }
 static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "fragment loads on 32 banks");
+
+// ---- Step 5: step 2 on Hopper's wgmma (wgmma_gemm.cuh, wgmma_tf32.cuh) ----
+//
+// `wgmma.mma_async.m64n128k8.f32.tf32.tf32`: a warpgroup (4 warps, 128 threads) multiplies a
+// 64×8 tile of A, from its registers, by an 8×128 tile of B, read from shared memory through a
+// descriptor, into 64 float32 accumulators a thread. A block of W warpgroups (W from
+// wgmma_warpgroups) owns a (64·W) × 128 tile of Y; each 16-deep slice is two k8-steps of three
+// wgmmas (x_small·w_big, x_big·w_small, x_big·w_big), chained into `part` and added to the float32
+// accumulators once per slice, as step 2 does: step 2's error bound.
+
+inline constexpr int kWgmmaM = 64;   ///< rows of A and D one warpgroup multiplies: 16 per warp
+inline constexpr int kWgmmaN = 128;  ///< columns of B and D: the block tile's columns
+inline constexpr int kWgmmaK = 8;    ///< the wgmma's reduction depth (.tf32)
+inline constexpr int kWarpgroupThreads = 128;  ///< 4 consecutive warps, warp 4i's the first
+/// Accumulators a thread holds for one m64n128 tile: 64·128 / 128 threads.
+inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / kWarpgroupThreads;
+/// Raw slices in flight (cp.async), as steps 1 and 2; the one after the slice being multiplied is
+/// split into the planes meanwhile.
+inline constexpr int kWgmmaStages = 3;
+/// Floats of one plane: one k8-step of B (8 × 128), big or small parts, in the wgmma's K-major
+/// core-matrix layout (wgmma_tf32.cuh draws it).
+inline constexpr int kWgmmaPlaneFloats = kWgmmaK * kWgmmaN;
+/// Planes of a block: 2 buffers (one multiplied while the next slice is split into the other)
+/// × 2 parts (big, small) × 2 k8-steps of a slice.
+inline constexpr int kWgmmaPlanes = 2 * 2 * (kSliceDepth / kWgmmaK);
+
+/// Warpgroups of a block on a layer of `filters` output channels: 2 (a 128-row tile) when it has
+/// more than 64, else 1 (a second warpgroup would multiply padding): the configuration measured on
+/// an H200 (labs/08-tensor-cores/README.md, step 5).
+CONVLAB_HOST_DEVICE constexpr int wgmma_warpgroups(int filters) { return filters > 64 ? 2 : 1; }
+/// The block tile's rows: 64 per warpgroup.
+CONVLAB_HOST_DEVICE constexpr int wgmma_block_m(int warpgroups) { return kWgmmaM * warpgroups; }
+/// Blocks per SM the kernel is compiled for (__launch_bounds__): a thread holds 128 accumulators
+/// (acc and part), so 2 blocks of one warpgroup fit an SM's registers, and 1 of two.
+CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups) { return warpgroups == 1 ? 2 : 1; }
+/// Dynamic shared memory of a block: the kWgmmaPlanes planes and kWgmmaStages raw slices of
+/// As [kSliceDepth][BM + kPad] and Bs [kSliceDepth][kWgmmaN + kPad] (steps 1 and 2's layout).
+CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups) {
+  return (kWgmmaPlanes * kWgmmaPlaneFloats +
+          kWgmmaStages * kSliceDepth * (wgmma_block_m(warpgroups) + kPad + kWgmmaN + kPad)) *
+         4;
+}
+/// Whether step 5 gathers a slice as one tap of 16 channels (tiles::GroupTapLoader: the reduction
+/// ordered channel group × tap, a bounds test per column and tap instead of per element), which
+/// needs whole groups of 16 channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
+CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channels % kSliceDepth == 0; }
+
+/// Step 5's split-K: as split_k, with the slots of wgmma_blocks_per_sm and the work counted per
+/// slot (the rule the scratch program measured; for 2 warpgroups, 1 block per SM, it is split_k's).
+/// B32 C256→256 14×14 on 132 SMs: 98 tiles of 128 rows, split 4.
+inline int wgmma_split_k(const ConvLayerShape& s, int warpgroups, int sms) {
+  const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
+  const long long bm = wgmma_block_m(warpgroups);
+  const long long tiles = ((n + kWgmmaN - 1) / kWgmmaN) * ((s.filters + bm - 1) / bm);
+  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
+  const long long slots = static_cast<long long>(sms) * wgmma_blocks_per_sm(warpgroups);
+  return least_busy_split(tiles, slices, slots, slots);
+}
+
+/// `wgmma` exists on compute capability 9.0 only (H100, H200), and only in code compiled for
+/// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why step 5 cannot
+/// run on a GPU of compute capability major.minor, or "" when it can.
+inline std::string wgmma_refusal(int major, int minor) {
+  if (major == 9 && minor == 0) return "";
+  return "lab08 step 5 (tf32x3_wgmma) needs Hopper's wgmma: a GPU of compute capability 9.0 (H100, H200) and "
+         "code built for sm_90a; this GPU is " +
+         std::to_string(major) + "." + std::to_string(minor);
+}
+/// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).
+inline constexpr int kWgmmaComputeCapability = 90;
 
 }  // namespace convlab::lab08

@@ -89,12 +89,15 @@ void conv2d_shared_input(const Conv2dArgs& a);     ///< step 5: shared→registe
 void conv2d_register_tiled(const Conv2dArgs& a);   ///< step 6: the autotuned choice per mask width
 }  // namespace lab07
 
-// --- Lab 08: conv layers on tensor cores, TF32 and FP32-accurate 3xTF32.
+// --- Lab 08: conv layers on tensor cores, TF32 and FP32-accurate 3xTF32 (on mma.sync, and on
+//     Hopper's wgmma); one image with a large mask as banded GEMMs.
 namespace lab08 {
 void conv_layer_tf32(const ConvLayerArgs& a);    ///< step 1: implicit GEMM on TF32 tensor cores (1xTF32)
 void conv_layer_tf32x3(const ConvLayerArgs& a);  ///< step 2: three TF32 products per product, FP32-accurate
 void conv2d_banded_tf32x3(const Conv2dArgs& a);   ///< step 3: one image, K ≥ 9, as banded GEMMs in 3xTF32
 void conv2d_banded_tf32_bf16(const Conv2dArgs& a);  ///< step 4: step 3 for K ≥ 13, its small products in BF16
+/// step 5: step 2 on Hopper's warpgroup MMA (wgmma), B split once per block; compute capability 9.0 only
+void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a);
 }  // namespace lab08
 
 }  // namespace convlab

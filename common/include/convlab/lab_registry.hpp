@@ -9,7 +9,8 @@
 /// lab 08's third step is a conv2d variant of a conv-layer lab, `{"banded_tf32x3",
 /// Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(9, kMaxMaskWidth)}`. Such a lab
 /// registers a function list per problem (describe_lab), is run on the cases of both problems,
-/// and is timed on the performance case of each (grader/README.md).
+/// and is timed on the performance case of each (grader/README.md). A variant may also name the
+/// one GPU it runs on (lab 08's fifth step, Hopper's wgmma: compute capability 9.0).
 ///
 /// A new lab adds one row here, its folders under labs/ and solutions/, and its registration in
 /// common/src/lab_mains/labNN.cpp, which pairs these names, in this order, with its functions
@@ -53,6 +54,15 @@ struct VariantEntry {
   /// A variant of another problem than its lab's names its own (a conv-layer lab's widths say
   /// nothing of a conv2d kernel's).
   MaskWidths mask_widths = {};
+  /// The only GPU it runs on, as major·10 + minor of its compute capability (lab 08 step 5: 90,
+  /// Hopper's wgmma); 0: any GPU the lab runs on. On another GPU the runner skips its runs, as it
+  /// skips a mask width a variant does not take, and the grader neither plans nor counts them
+  /// (docs/design.md, Grader contract).
+  int compute_capability = 0;
+  /// True when it runs on a GPU of compute capability major.minor.
+  [[nodiscard]] constexpr bool runs_on(int major, int minor) const {
+    return compute_capability == 0 || compute_capability == 10 * major + minor;
+  }
 };
 
 /// One lab.
@@ -130,14 +140,16 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
      LabConfig::register_tiling,
      {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
      6},
-    {8, "08-tensor-cores", "tensor cores: conv layers (steps 1-2), one image with a large mask (steps 3-4)", Problem::conv_layer, kAllMaskWidths,
+    {8, "08-tensor-cores", "tensor cores: conv layers (steps 1-2, 5 on Hopper's wgmma), one image with a large mask (steps 3-4)",
+     Problem::conv_layer, kAllMaskWidths,
      LabConfig::tensor_cores,
      {{{"tf32", Tolerance::tf32x1(), true},
        {"tf32x3", Tolerance::fp32(), true},
        {"banded_tf32x3", Tolerance::fp32(), true, Problem::conv2d, MaskWidths::range(lab08::kBandMinMask, kMaxMaskWidth)},
        {"banded_tf32_bf16", Tolerance::fp32(), true, Problem::conv2d,
-        MaskWidths::range(lab08::kBandMixedMinMask, kMaxMaskWidth)}}},
-     4},
+        MaskWidths::range(lab08::kBandMixedMinMask, kMaxMaskWidth)},
+       {"tf32x3_wgmma", Tolerance::fp32(), true, std::nullopt, {}, lab08::kWgmmaComputeCapability}}},
+     5},
 }};
 
 /// Every mask width some lab's conv2d variant takes: what a random case set draws from, so that

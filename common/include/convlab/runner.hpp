@@ -36,6 +36,7 @@ struct Conv2dVariant {
   MaskWidths masks = kOddMaskWidths;         ///< mask widths it accepts; others are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
   bool tensor_cores = false;                 ///< runs on tensor cores (lab_registry.hpp)
+  int compute_capability = 0;                ///< the only GPU it runs on (lab_registry.hpp); others skip it
 };
 
 /// One function of a conv-layer lab.
@@ -45,6 +46,7 @@ struct ConvLayerVariant {
   int max_mask_width = 17;                   ///< larger masks are skipped
   Tolerance tolerance = Tolerance::fp32();   ///< the arithmetic it uses on purpose
   bool tensor_cores = false;                 ///< runs on tensor cores (lab_registry.hpp)
+  int compute_capability = 0;                ///< the only GPU it runs on (lab_registry.hpp); others skip it
 };
 
 /// A lab, as its runner sees it.

@@ -27,22 +27,41 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
     out += "  ceilings                  unknown: --ceilings BENCH_JSON (a grader bench run) gives the bounds in ms\n";
   }
   for (const TensorCoreStep& st : a.steps) {
-    out += fmt::format("  {} — {} TF32 product{} per product\n", st.name, st.products, st.products == 1 ? "" : "s");
+    const bool wgmma = st.instruction == TensorInstruction::wgmma;
+    out += fmt::format("  {} — {} TF32 product{} per product{}\n", st.name, st.products, st.products == 1 ? "" : "s",
+                       wgmma ? fmt::format(", on Hopper's wgmma (compute capability {}.{} only)",
+                                           lab08::kWgmmaComputeCapability / 10, lab08::kWgmmaComputeCapability % 10)
+                             : "");
     if (st.on_cuda_cores) {
       out += fmt::format("    n = {} < {}: float32 FMAs on CUDA cores, one output per thread (no MMA)\n", a.n,
                          lab08::kMinTensorCoreTerms);
-    } else {
+    } else if (!wgmma) {
       out += fmt::format("    {}x{}x{} block tile, split {} (for {} SMs; --sms); {} MMAs (m16n8k8), {:.4g} GFLOP on tensor "
                          "cores, {:.1f}% of them useful\n",
                          st.plan.bm, st.plan.bn, st.plan.bk, st.effective_splits, sms, st.mmas, st.mma_flops / 1e9,
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
+    } else {
+      out += fmt::format("    {}x{}x{} block tile ({} warpgroup{}), split {} (for {} SMs; --sms), gathered {}; {} wgmmas "
+                         "(m64n128k8; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of them "
+                         "useful\n",
+                         st.plan.bm, st.plan.bn, st.plan.bk, st.warpgroups, st.warpgroups == 1 ? "" : "s",
+                         st.effective_splits, sms, st.group_tap ? "channel group × tap" : "as steps 1 and 2",
+                         st.instructions, st.mmas, st.mma_flops / 1e9,
+                         100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
+    }
+    if (!st.on_cuda_cores) {
       out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
                          st.async_copies_read, st.global_stores);
     }
     if (have(ceilings)) {
       const TensorCoreBounds b = tensor_core_bounds(a, st, ceilings);
-      out += fmt::format("    bounds: memory {:.4f} ms, FP32 FMA {:.4f} ms, its own arithmetic {:.4f} ms: roofline {:.4f} ms\n",
-                         1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, 1e3 * b.roofline_s());
+      if (wgmma && !st.on_cuda_cores) {
+        out += fmt::format("    bounds: memory {:.4f} ms, FP32 FMA {:.4f} ms; its own arithmetic: no measured wgmma ceiling\n",
+                           1e3 * b.memory_s, 1e3 * b.fma_s);
+      } else {
+        out += fmt::format("    bounds: memory {:.4f} ms, FP32 FMA {:.4f} ms, its own arithmetic {:.4f} ms: roofline {:.4f} ms\n",
+                           1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, 1e3 * b.roofline_s());
+      }
     }
     out += fmt::format("    error bound {:.4g}·2^-24·S; its rule allows {:.4g}·2^-24·S; {:.4g}× the FP32 rule's n·2^-24·S{}\n",
                        st.error_bound_units, st.allowed_units, st.fp32_ratio,
@@ -56,8 +75,11 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
   const TensorCoreAnalysis a = analyze_lab08(s, sms);
   nlohmann::json steps = nlohmann::json::array();
   for (const TensorCoreStep& st : a.steps) {
+    const bool wgmma = st.instruction == TensorInstruction::wgmma;
     nlohmann::json j = {{"variant", st.name},
                         {"products", st.products},
+                        {"instruction", wgmma ? "wgmma.mma_async.m64n128k8" : "mma.sync.m16n8k8"},
+                        {"instructions", st.instructions},
                         {"on_cuda_cores", st.on_cuda_cores},
                         {"plan", {{"bm", st.plan.bm}, {"bn", st.plan.bn}, {"bk", st.plan.bk}, {"splits", st.effective_splits}}},
                         {"mmas", st.mmas},
@@ -69,10 +91,19 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
                         {"error_bound_units", st.error_bound_units},
                         {"allowed_units", st.allowed_units},
                         {"fp32_ratio", st.fp32_ratio}};
+    if (wgmma) {
+      j["warpgroups"] = st.warpgroups;
+      j["group_tap"] = st.group_tap;
+      j["compute_capability"] = fmt::format("{}.{}", lab08::kWgmmaComputeCapability / 10,
+                                            lab08::kWgmmaComputeCapability % 10);
+    }
     if (have(ceilings)) {
       const TensorCoreBounds b = tensor_core_bounds(a, st, ceilings);
-      j["bounds_ms"] = {{"memory", 1e3 * b.memory_s}, {"fp32_fma", 1e3 * b.fma_s}, {"own", 1e3 * b.mma_s},
-                        {"roofline", 1e3 * b.roofline_s()}};
+      const bool unbounded = wgmma && !st.on_cuda_cores;  // no measured wgmma ceiling
+      j["bounds_ms"] = {{"memory", 1e3 * b.memory_s},
+                        {"fp32_fma", 1e3 * b.fma_s},
+                        {"own", unbounded ? nlohmann::json(nullptr) : nlohmann::json(1e3 * b.mma_s)},
+                        {"roofline", unbounded ? nlohmann::json(nullptr) : nlohmann::json(1e3 * b.roofline_s())}};
     }
     steps.push_back(std::move(j));
   }

@@ -12,11 +12,11 @@ namespace {
 
 constexpr double kMmaFlops = 2.0 * lab08::kMmaM * lab08::kMmaN * lab08::kMmaK;
 constexpr double kTf32Units = 8192.0;  // 2^-11 in units of 2^-24
+constexpr long long kWarpgroupThreads = lab08::kWarpgroupThreads;
 
-// The tile walk and the loader of one step: lab 06 step 3's, with this step's plan.
-void walk_tiles(const ConvLayerShape& layer, int sms, lab08::Precision p, TensorCoreStep& st) {
-  const int bm = lab08::block_m(p, layer.filters);
-  st.plan = GemmPlan{bm, lab08::kBlockN, lab08::split_k(layer, bm, sms), lab08::kSliceDepth};
+// The tile walk and the loader of one step with this plan: lab 06 step 3's.
+void walk_tiles(const ConvLayerShape& layer, const GemmPlan& plan, TensorCoreStep& st) {
+  st.plan = plan;
   const Im2colAnalysis im2col = analyze_im2col(layer, st.plan);
   const Im2colStep& tiled = im2col.step("register_tiled");
   st.effective_splits = im2col.effective_splits;
@@ -24,6 +24,12 @@ void walk_tiles(const ConvLayerShape& layer, int sms, lab08::Precision p, Tensor
   st.async_copies = tiled.async_copies;
   st.async_copies_read = tiled.async_copies_read;
   st.global_stores = tiled.global_stores;
+}
+
+// Steps 1 and 2's plan: block_m rows, split_k.
+GemmPlan mma_sync_plan(const ConvLayerShape& layer, int sms, lab08::Precision p) {
+  const int bm = lab08::block_m(p, layer.filters);
+  return GemmPlan{bm, lab08::kBlockN, lab08::split_k(layer, bm, sms), lab08::kSliceDepth};
 }
 
 }  // namespace
@@ -62,7 +68,7 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   TensorCoreStep one;
   one.name = "tf32";
   one.products = 1;
-  walk_tiles(layer, sms, lab08::Precision::tf32, one);
+  walk_tiles(layer, mma_sync_plan(layer, sms, lab08::Precision::tf32), one);
   one.mmas = one.issued_fmas / kFmasPerMma;
   one.error_bound_units = tf32x1_error_units(a.n);
   one.allowed_units = std::max(n, 3.0) * kTf32Units;
@@ -75,17 +81,44 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
     three.issued_fmas = a.useful_fmas;  // one thread per output, float32 FMAs
     three.global_stores = static_cast<long long>(layer.output_elements());
   } else {
-    walk_tiles(layer, sms, lab08::Precision::tf32x3, three);
+    walk_tiles(layer, mma_sync_plan(layer, sms, lab08::Precision::tf32x3), three);
     three.mmas = 3 * (three.issued_fmas / kFmasPerMma);
   }
   three.error_bound_units = three.on_cuda_cores ? n : tf32x3_error_units(a.n);
   three.allowed_units = n;
 
   for (TensorCoreStep* s : {&one, &three}) {
+    s->instructions = s->mmas;
     s->mma_flops = kMmaFlops * static_cast<double>(s->mmas);
-    s->fp32_ratio = s->error_bound_units / n;
   }
-  a.steps = {one, three};
+
+  // Step 5: step 2's arithmetic on wgmma.m64n128k8, a warpgroup's 64 × 128 × 8 per instruction.
+  TensorCoreStep wg;
+  wg.name = "tf32x3_wgmma";
+  wg.products = 3;
+  wg.instruction = TensorInstruction::wgmma;
+  wg.on_cuda_cores = three.on_cuda_cores;  // the same launcher rule: C·K·K < kMinTensorCoreTerms
+  if (wg.on_cuda_cores) {
+    wg.issued_fmas = three.issued_fmas;
+    wg.global_stores = three.global_stores;
+  } else {
+    wg.warpgroups = lab08::wgmma_warpgroups(layer.filters);
+    wg.group_tap = lab08::wgmma_group_tap(layer.channels);
+    walk_tiles(layer,
+               GemmPlan{lab08::wgmma_block_m(wg.warpgroups), lab08::kWgmmaN,
+                        lab08::wgmma_split_k(layer, wg.warpgroups, sms), lab08::kSliceDepth},
+               wg);
+    // whole tiles: every slice of every block tile, all warpgroups, 3 products per k8-step
+    constexpr long long kFmasPerWgmma = lab08::kWgmmaM * lab08::kWgmmaN * lab08::kWgmmaK;
+    wg.instructions = 3 * (wg.issued_fmas / kFmasPerWgmma);
+    wg.mmas = kWarpgroupThreads / 32 * wg.instructions;  // ncu: once per warp of the warpgroup
+    wg.mma_flops = 2.0 * static_cast<double>(kFmasPerWgmma) * static_cast<double>(wg.instructions);
+  }
+  wg.error_bound_units = three.error_bound_units;
+  wg.allowed_units = n;
+
+  for (TensorCoreStep* s : {&one, &three, &wg}) s->fp32_ratio = s->error_bound_units / n;
+  a.steps = {one, three, wg};
   return a;
 }
 
@@ -95,7 +128,11 @@ TensorCoreBounds tensor_core_bounds(const TensorCoreAnalysis& a, const TensorCor
   const double useful_flops = 2.0 * static_cast<double>(a.useful_fmas);
   b.memory_s = over(a.compulsory_bytes, c.copy_bytes_per_s);
   b.fma_s = over(useful_flops, c.fma_flops_per_s);
-  b.mma_s = step.on_cuda_cores ? b.fma_s : over(step.mma_flops, c.tf32_mma_flops_per_s);
+  if (step.on_cuda_cores) {
+    b.mma_s = b.fma_s;
+  } else if (step.instruction == TensorInstruction::mma_sync) {
+    b.mma_s = over(step.mma_flops, c.tf32_mma_flops_per_s);
+  }  // wgmma: its peak is not among the measured ceilings
   return b;
 }
 

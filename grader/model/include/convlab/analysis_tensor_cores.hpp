@@ -13,6 +13,15 @@
 /// included: BM/16 · 128/8 · 16/8 MMAs per slice and block for step 1 (tf32), three per tile and
 /// k-step for step 2 (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
 /// cores instead: no MMA, one FMA per useful multiply-add.
+///
+/// Step 5 (tf32x3_wgmma, Hopper) runs step 2's arithmetic on `wgmma.mma_async.m64n128k8`: blocks of
+/// W = lab08::wgmma_warpgroups warpgroups own (64·W) × 128 tiles, split-K from lab08::wgmma_split_k;
+/// each warpgroup issues 3 wgmmas per k8-step, 6 per 16-deep slice, so a layer's wgmmas are
+/// blocks × W × slices per block × 6, summed over the splits: tiles × W × slices × 6. Nsight
+/// Compute's `sm__inst_executed_pipe_tensor_op_gmma.sum` counts a warpgroup's instruction once per
+/// warp, 4 times (measured on an H200 for B32 C256→256 14×14: 677,376 = 392 blocks × 2 × 36 × 6 × 4).
+/// Its loader copies what steps 1 and 2's does (the same elements of the unrolled matrix, in
+/// another order when it gathers channel group × tap), and its error bound is step 2's.
 #pragma once
 
 #include <string>
@@ -24,19 +33,32 @@
 
 namespace convlab::analysis {
 
+/// The tensor-core instruction a step issues.
+enum class TensorInstruction {
+  mma_sync,  ///< mma.sync.m16n8k8 (steps 1 and 2): one warp, 16 × 8 × 8
+  wgmma,     ///< wgmma.mma_async.m64n128k8 (step 5): one warpgroup of 4 warps, 64 × 128 × 8
+};
+
 /// What one step of lab 08 issues, and how accurate its arithmetic is.
 struct TensorCoreStep {
-  std::string name;             ///< "tf32", "tf32x3" (the lab's variants)
+  std::string name;             ///< "tf32", "tf32x3", "tf32x3_wgmma" (the lab's variants)
   int products = 1;             ///< TF32 products per product of the convolution: 1 or 3
-  bool on_cuda_cores = false;   ///< step 2 on a reduction too short for 3xTF32: float32 FMAs
+  TensorInstruction instruction = TensorInstruction::mma_sync;  ///< what it multiplies with
+  int warpgroups = 0;           ///< wgmma: warpgroups per block (lab08::wgmma_warpgroups); 0 for mma.sync
+  bool group_tap = false;       ///< wgmma: slices gathered channel group × tap (lab08::wgmma_group_tap)
+  bool on_cuda_cores = false;   ///< steps 2 and 5 on a reduction too short for 3xTF32: float32 FMAs
   GemmPlan plan;                ///< BM × 128 × 16, split-K
   int effective_splits = 1;     ///< splits after the launcher drops empty ones
   long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
   long long async_copies = 0;   ///< cp.async copies issued (the loader of lab 06 step 3)
   long long async_copies_read = 0;  ///< of which read global memory
   long long global_stores = 0;      ///< floats written (an atomic add per split)
-  long long mmas = 0;           ///< mma.sync.m16n8k8 instructions (warp-level) issued
-  double mma_flops = 0;         ///< 2 · 16 · 8 · 8 per MMA: the tensor cores' work, padding included
+  /// Tensor-core instructions as Nsight Compute counts them, per warp: mma.sync.m16n8k8 issued
+  /// (`sm__inst_executed_pipe_tensor_op_hmma.sum`), or 4 per wgmma (`..._gmma.sum`).
+  long long mmas = 0;
+  /// The instructions themselves: mmas for mma.sync; for wgmma, one per warpgroup (mmas / 4).
+  long long instructions = 0;
+  double mma_flops = 0;         ///< 2 · 16 · 8 · 8 per mma.sync, 2 · 64 · 128 · 8 per wgmma: padding included
   /// Worst-case |error| of one output in units of 2^-24·S (S = Σ|term|): see docs/design.md.
   double error_bound_units = 0;
   /// What the step's rule allows, in the same units: n for float32, max(n, 3)·2^13 for 1xTF32.
@@ -51,7 +73,7 @@ struct TensorCoreAnalysis {
   long long n = 0;             ///< C·K·K: products per output
   long long useful_fmas = 0;   ///< B·M·Ho·Wo·C·K²
   double compulsory_bytes = 0;      ///< X, W read once and Y written once
-  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3
+  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3, tf32x3_wgmma
   /// The step of this name; @throws std::out_of_range
   [[nodiscard]] const TensorCoreStep& step(const std::string& name) const;
 };
@@ -67,13 +89,15 @@ struct TensorCoreCeilings {
 struct TensorCoreBounds {
   double memory_s = 0;  ///< compulsory bytes / copy bandwidth
   double fma_s = 0;     ///< useful flops / FMA peak: the best any float32 CUDA-core kernel can do
-  double mma_s = 0;     ///< the step's MMA flops / TF32 peak (FMA-bound for a CUDA-core fallback)
+  /// the step's MMA flops / TF32 mma.sync peak (FMA-bound for a CUDA-core fallback); 0 for a wgmma
+  /// step, whose peak the ceilings do not measure
+  double mma_s = 0;
   /// max(memory, mma): the step's own roofline.
   [[nodiscard]] double roofline_s() const { return memory_s > mma_s ? memory_s : mma_s; }
 };
 
-/// Analyses lab 08's two steps on `layer`, launched as the solution launches them on a GPU of
-/// `sms` SMs. @throws std::invalid_argument for a bad layer or SM count
+/// Analyses lab 08's conv-layer steps (1, 2 and 5) on `layer`, launched as the solution launches
+/// them on a GPU of `sms` SMs. @throws std::invalid_argument for a bad layer or SM count
 TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms);
 
 /// The three bounds of `step` of `a` with these ceilings (a zero ceiling gives a zero bound).

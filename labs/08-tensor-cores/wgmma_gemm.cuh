@@ -1,0 +1,183 @@
+/// @file wgmma_gemm.cuh
+/// @brief Lab 08, step 5 (yours): step 2's 3xTF32 implicit GEMM on Hopper's warpgroup MMA. Write
+///        the step between its markers (labs/08-tensor-cores/README.md, step 5), then set
+///        kStep5Written = true. Keep the markers, names and parameters: the given kernel below and
+///        the tests rely on them. Step 5 reuses step 2's split_tf32: write step 2 first.
+///
+/// Step 2 is issue-bound: every warp loads and splits its own fragments of A and B, one float at a
+/// time, for 8 mma.sync per product and k8-step. `wgmma.mma_async.m64n128k8` (wgmma_tf32.cuh)
+/// multiplies a warpgroup's 64 × 8 of A, from its registers, by an 8 × 128 tile of B that the
+/// tensor cores read from shared memory themselves: one instruction for what step 2's 8 warps do
+/// with 64. So B is split once per block, into a "big" and a "small" plane in the layout
+/// the wgmma's descriptor reads (your split_into_planes), while the tensor cores multiply the slice
+/// before; and each k8-step is three wgmmas (your wgmma_step_tf32x3), chained into `part`, which
+/// the given kernel adds to `acc` once per slice, as step 2's.
+///
+/// Block of W warpgroups (W = wgmma_warpgroups(M)): tile (64·W) × kWgmmaN of Y, warpgroup i its
+/// rows 64i .. 64i + 63, warp w its 16 rows of those. Shared memory: kWgmmaStages raw slices
+/// As[16][64W + 8], Bs[16][128 + 8] as step 2's, and planes[2 buffers][big, small][2 k8-steps]
+/// [kWgmmaPlaneFloats]. Runs on compute capability 9.0 only (H100, H200).
+///
+/// Shapes: X [B][C][H][W], W [M][C][K][K] (A, M × C·K·K), Y [B][M][Ho][Wo].
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "convlab/ceil_div.hpp"
+#include "convlab/lab08_config.hpp"
+#include "layer_tiles.cuh"
+#include "tensor_core_gemm.cuh"  // split_tf32, step 2's
+#include "wgmma_tf32.cuh"
+
+namespace convlab::lab08 {
+
+// ==== BEGIN STEP 5: 3xTF32 on wgmma ====
+inline constexpr bool kStep5Written = false;  // TODO(step 5): true once split_into_planes and wgmma_step_tf32x3 are written
+
+/// Step 5, the split: the raw slice Bs[k][n] (16 k × kWgmmaN columns, as the loader gathered it)
+/// into its big and small TF32 parts (split_tf32), each in two planes (k = 0..7 and 8..15) of the
+/// layout drawn in wgmma_tf32.cuh: `big` and `small` each point at a buffer's two planes,
+/// kWgmmaPlaneFloats apart. Called once per slice by every thread of the block.
+template <int THREADS, int B_LD>
+__device__ __forceinline__ void split_into_planes(const float (&Bs)[kSliceDepth][B_LD], float* big, float* small) {
+  // TODO(step 5): the block's THREADS threads share the 16 × kWgmmaN values. Let each take one
+  //               column n and 4 consecutive k = 4·kq .. 4·kq + 3 per pass (a core matrix's row of
+  //               16 bytes: one uint4 store per part), quad = threadIdx.x + i·THREADS, n = quad %
+  //               kWgmmaN, kq = quad / kWgmmaN; split each of the 4 values (split_tf32), and store
+  //               the 4 big and the 4 small parts at float (kq / 2)·kWgmmaPlaneFloats (the k8-step's
+  //               plane) + the drawing's offset of (k = 4·(kq % 2), n) within it.
+  (void)Bs, (void)big, (void)small;
+}
+
+/// Step 5, the products: one k8-step of the warpgroup's 64 × 128 tile in 3xTF32, into `part`.
+/// a_big and a_small: this thread's A fragment (wgmma_tf32.cuh's drawing: W's rows, k of this
+/// k8-step), split; big and small: the k8-step's planes of B. When `accumulate` is false (the
+/// slice's first k8-step) the first product starts `part` from zero.
+__device__ __forceinline__ void wgmma_step_tf32x3(float (&part)[kWgmmaAccumulators], const unsigned (&a_big)[4],
+                                                  const unsigned (&a_small)[4], const float* big, const float* small,
+                                                  bool accumulate) {
+  // TODO(step 5): step 2's three products, in its order (small ones first), each one
+  //               wgmma_m64n128k8_tf32 with B's descriptor (wgmma_descriptor of the plane):
+  //               a_small with big, a_big with small, a_big with big; only the first may start from
+  //               zero (accumulate), the other two add.
+  (void)part, (void)a_big, (void)a_small, (void)big, (void)small, (void)accumulate;
+}
+// ==== END STEP 5 ====
+
+/// The kernel of step 5 (given). Per slice kt, in this order:
+///
+///   1. each thread splits its A fragments of slice kt (both k8-steps) from the raw As, as step 2;
+///   2. wgmma_fence, six wgmmas (wgmma_step_tf32x3 per k8-step) on the planes of buffer `buf`,
+///      commit: the tensor cores run them while the threads go on;
+///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
+///      (split_into_planes), fence.proxy.async (the wgmmas read the planes through the async
+///      proxy); then reuse slice kt's raw stage for slice kt + kWgmmaStages (cp.async);
+///   4. wait for the wgmmas, acc += part (float32, round to nearest), barrier (the other
+///      buffer's planes are complete; this buffer's are free).
+///
+/// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
+/// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
+/// tiles::GroupTapLoader (C % 16 == 0), else tiles::SliceLoader.
+template <int WG, bool GROUP_TAP>
+__global__ void __launch_bounds__(WG * kWarpgroupThreads, wgmma_blocks_per_sm(WG))
+wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
+           int k_tiles_per_split, bool atomic) {
+  constexpr int BM = wgmma_block_m(WG), BN = kWgmmaN, BK = kSliceDepth, S = kWgmmaStages;
+  constexpr int THREADS = WG * kWarpgroupThreads;
+  static_assert(WG == 1 || WG == 2, "64 or 128 filters per block");
+  static_assert(BK == 2 * kWgmmaK, "a slice is two k8-steps");
+  static_assert((BM + kPad) % 32 == 8, "A fragment loads on 32 banks, as step 2's");
+  using ATile = float[BK][BM + kPad];  // As[k][m] = W[m0 + m][slice's row k]
+  using BTile = float[BK][BN + kPad];  // Bs[k][n] = the slice's row k of the unrolled input, column n0 + n
+  using Loader = std::conditional_t<GROUP_TAP, tiles::GroupTapLoader<BM, BN, BK, THREADS>,
+                                    tiles::SliceLoader<BM, BN, BK, THREADS>>;
+  extern __shared__ __align__(128) float wgmma_smem[];
+  float* planes = wgmma_smem;  // [buf 2][big, small][k8-step 2][kWgmmaPlaneFloats]
+  ATile* As = reinterpret_cast<ATile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats);  // [S]
+  BTile* Bs = reinterpret_cast<BTile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats + S * BK * (BM + kPad));  // [S]
+  // The big (part 0) or small (part 1) planes of buffer `buf`: its two k8-steps, one after the other.
+  const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * 2 * kWgmmaPlaneFloats; };
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int gid = lane / 4, tig = lane % 4;
+  const int row = warp * 16 + gid;  // this thread's rows of the block tile: row, row + 8 (drawing's 16w + g)
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int k_tiles = ceil_div(g.Kdim, BK);
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  if (kt_begin >= kt_end) return;
+  Loader load(g, m0, n0, kt_begin);
+
+  float acc[kWgmmaAccumulators] = {};   // acc[i]: D's register i of the warpgroup's tile (wgmma_tf32.cuh)
+  float part[kWgmmaAccumulators] = {};  // the current slice's sum, on the tensor cores
+
+  // Prologue: slices kt_begin .. kt_begin + S - 1 in flight, one commit group each; the first
+  // split into buffer 0.
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    if (kt_begin + s < kt_end) load.template issue<true>(kt_begin + s, As[s], Bs[s], X, Wt, g);
+    tiles::copy_async_commit();
+  }
+  tiles::copy_async_wait<S - 1>();
+  __syncthreads();
+  split_into_planes<THREADS>(Bs[0], plane(0, 0), plane(0, 1));
+  fence_proxy_async_shared();
+  __syncthreads();
+
+  int stage = 0, buf = 0;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    unsigned a_big[2][4], a_small[2][4];  // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4]
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+      const int k = ks * kWgmmaK + tig;
+      split_tf32(As[stage][k][row], a_big[ks][0], a_small[ks][0]);
+      split_tf32(As[stage][k][row + 8], a_big[ks][1], a_small[ks][1]);
+      split_tf32(As[stage][k + 4][row], a_big[ks][2], a_small[ks][2]);
+      split_tf32(As[stage][k + 4][row + 8], a_big[ks][3], a_small[ks][3]);
+    }
+    wgmma_fence();  // the A registers and part (read by acc += part) before the wgmmas
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+      wgmma_step_tf32x3(part, a_big[ks], a_small[ks], plane(buf, 0) + ks * kWgmmaPlaneFloats,
+                        plane(buf, 1) + ks * kWgmmaPlaneFloats, ks != 0);
+    }
+    wgmma_commit_group();
+
+    // While the tensor cores multiply slice kt: slice kt + 1 into the other buffer's planes, then
+    // slice kt + S into slice kt's raw stage (its A is in registers, its B in planes).
+    tiles::copy_async_wait<S - 2>();  // slice kt + 1 has landed for this thread ...
+    __syncthreads();                  // ... and for all; all have read slice kt's As
+    const int next_stage = stage == S - 1 ? 0 : stage + 1;
+    if (kt + 1 < kt_end) split_into_planes<THREADS>(Bs[next_stage], plane(buf ^ 1, 0), plane(buf ^ 1, 1));
+    fence_proxy_async_shared();  // before the copies below: no fresh copy in flight to order
+    if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
+    tiles::copy_async_commit();
+
+    wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] += part[i];  // the slice's sum, rounded to nearest
+    __syncthreads();  // buffer buf ^ 1 is whole for every warpgroup, and buf is free for slice kt + 2
+    stage = next_stage;
+    buf ^= 1;
+  }
+  tiles::copy_async_wait<0>();
+
+  // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2).
+#pragma unroll
+  for (int i = 0; i < kWgmmaAccumulators; ++i) {
+    const int n = n0 + 8 * (i / 4) + 2 * tig + i % 2;
+    const int m = m0 + row + 8 * ((i / 2) % 2);
+    if (n >= g.N || m >= g.M) continue;
+    const int b = n / g.HoWo;
+    float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo));  // Y[b][m][h][w]
+    if (atomic) {
+      atomicAdd(y, acc[i]);
+    } else {
+      *y = acc[i];
+    }
+  }
+}
+
+}  // namespace convlab::lab08

@@ -1,0 +1,153 @@
+// Lab 08 step 5 (3xTF32 on Hopper's wgmma) on the host: its configuration at the edges
+// (lab08_config.hpp: warpgroups, the group-tap gather, shared memory, split-K, the GPU it needs)
+// and the analysis model's count of its wgmma instructions, against the count Nsight Compute
+// measured on an H200 (docs/design.md, GPU facts) and against one counted by hand.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "convlab/analysis_tensor_cores.hpp"
+#include "convlab/lab08_config.hpp"
+
+using namespace convlab;
+using namespace convlab::analysis;
+
+namespace {
+
+ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
+  ConvLayerShape x;
+  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
+  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("lab08 step 5: a layer of 64 filters takes one warpgroup a block, one of 65 two", "[lab08][wgmma]") {
+  CHECK(lab08::wgmma_warpgroups(64) == 1);
+  CHECK(lab08::wgmma_warpgroups(65) == 2);
+  CHECK(lab08::wgmma_block_m(1) == 64);
+  CHECK(lab08::wgmma_block_m(2) == 128);
+  CHECK(lab08::wgmma_blocks_per_sm(1) == 2);
+  CHECK(lab08::wgmma_blocks_per_sm(2) == 1);
+  CHECK(lab08::kWgmmaAccumulators == 64);
+}
+
+TEST_CASE("lab08 step 5: 16 and 32 channels are gathered channel group x tap, 15, 17 and 3 slice by slice as steps 1 "
+          "and 2",
+          "[lab08][wgmma]") {
+  CHECK(lab08::wgmma_group_tap(16));
+  CHECK(lab08::wgmma_group_tap(32));
+  CHECK_FALSE(lab08::wgmma_group_tap(15));
+  CHECK_FALSE(lab08::wgmma_group_tap(17));
+  CHECK_FALSE(lab08::wgmma_group_tap(3));
+}
+
+TEST_CASE("lab08 step 5: a block's shared memory is 8 planes of 4 KB and 3 raw slices, and two one-warpgroup blocks fit "
+          "an H200's 228 KB",
+          "[lab08][wgmma]") {
+  CHECK(lab08::kWgmmaPlanes * lab08::kWgmmaPlaneFloats * 4 == 32 * 1024);
+  CHECK(lab08::wgmma_shared_bytes(1) == 32768 + 3 * 16 * (72 + 136) * 4);   // 72,704
+  CHECK(lab08::wgmma_shared_bytes(2) == 32768 + 3 * 16 * (136 + 136) * 4);  // 84,992
+  // An SM of 228 KB keeps 1 KB per block for the system.
+  CHECK(lab08::wgmma_blocks_per_sm(1) * (lab08::wgmma_shared_bytes(1) + 1024) <= 228 * 1024);
+  CHECK(lab08::wgmma_blocks_per_sm(2) * (lab08::wgmma_shared_bytes(2) + 1024) <= 228 * 1024);
+}
+
+TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, as measured, 264 one-warpgroup tiles "
+          "take none and 263 take 2",
+          "[lab08][wgmma]") {
+  using lab08::wgmma_split_k;
+  // 49 column tiles × 2 row tiles of 128 = 98 tiles, 144 slices, 132 slots (one block per SM):
+  // 2 and 3 splits leave a whole tile's work on the busiest SM, 4 three quarters.
+  CHECK(wgmma_split_k(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 2, 132) == 4);
+  // The measured layers with many tiles are not split.
+  CHECK(wgmma_split_k(layer(32, 64, 64, 56, 56, 3, 1, 1, 1), 1, 132) == 1);
+  CHECK(wgmma_split_k(layer(16, 3, 64, 224, 224, 7, 2, 3, 1), 1, 132) == 1);
+  CHECK(wgmma_split_k(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 2, 132) == 1);
+  // One warpgroup: 2 blocks per SM, 264 slots on 132 SMs. B·Ho·Wo = 264·128 columns fill them.
+  CHECK(wgmma_split_k(layer(132, 256, 64, 16, 16, 1, 1, 0, 1), 1, 132) == 1);  // 264 tiles, 16 slices
+  CHECK(wgmma_split_k(layer(1, 256, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 2);  // 263 tiles: 2 splits of 8 slices
+  CHECK(wgmma_split_k(layer(1, 240, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 1);  // 15 slices: no 2 splits of 8
+  // Two warpgroups: one block per SM, 132 slots; 131 tiles of 128 rows want a split, 132 do not.
+  CHECK(wgmma_split_k(layer(1, 256, 128, 132, 128, 1, 1, 0, 1), 2, 132) == 1);
+  CHECK(wgmma_split_k(layer(1, 256, 128, 131, 128, 1, 1, 0, 1), 2, 132) == 2);
+}
+
+TEST_CASE("lab08 step 5 refuses every GPU but compute capability 9.0, naming what it needs and what it found",
+          "[lab08][wgmma]") {
+  CHECK(lab08::wgmma_refusal(9, 0).empty());
+  for (const auto& [major, minor] : {std::pair{8, 0}, std::pair{8, 9}, std::pair{9, 1}, std::pair{10, 0}, std::pair{12, 0}}) {
+    const std::string why = lab08::wgmma_refusal(major, minor);
+    INFO(why);
+    CHECK_THAT(why, Catch::Contains("compute capability 9.0"));
+    CHECK_THAT(why, Catch::Contains("sm_90a"));
+    CHECK_THAT(why, Catch::EndsWith("this GPU is " + std::to_string(major) + "." + std::to_string(minor)));
+  }
+}
+
+TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 issues 392 blocks x 2 warpgroups x 36 slices x 6 wgmmas, "
+          "677,376 as ncu counts them on an H200",
+          "[analysis][lab08][wgmma]") {
+  const TensorCoreAnalysis a = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  const TensorCoreStep& wg = a.step("tf32x3_wgmma");
+  CHECK(wg.instruction == TensorInstruction::wgmma);
+  CHECK(wg.warpgroups == 2);
+  CHECK(wg.group_tap);
+  CHECK(wg.plan.bm == 128);
+  CHECK(wg.plan.bn == 128);
+  CHECK(wg.effective_splits == 4);
+  CHECK(wg.instructions == 392LL * 2 * 36 * 6);
+  CHECK(wg.mmas == 677376);  // sm__inst_executed_pipe_tensor_op_gmma.sum, NVIDIA H200, scratch program
+  CHECK(wg.mma_flops == Approx(2.0 * 64 * 128 * 8 * 392 * 2 * 36 * 6));
+  // Step 2's arithmetic: its bound, FP32-accurate; step 2's multiply-adds on whole tiles (6272 = 49·128).
+  CHECK(wg.error_bound_units == a.step("tf32x3").error_bound_units);
+  CHECK(wg.fp32_ratio <= 1);
+  CHECK(wg.issued_fmas == a.step("tf32x3").issued_fmas);
+  CHECK(wg.global_stores == 4LL * 32 * 256 * 196);  // an atomic add per split
+}
+
+TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by hand: 54 wgmmas, 216 per warp, and the "
+          "mma.sync steps unchanged",
+          "[analysis][lab08][wgmma]") {
+  // B1 C16→64 8×8 K3 P1: 64 columns (one tile), 64 filters (one warpgroup), C·K·K = 144: 9 slices,
+  // 2 k8-steps of 3 wgmmas each. 16 channels: the group-tap gather.
+  const TensorCoreAnalysis a = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132);
+  const TensorCoreStep& wg = a.step("tf32x3_wgmma");
+  CHECK(wg.warpgroups == 1);
+  CHECK(wg.group_tap);
+  CHECK(wg.effective_splits == 1);
+  CHECK(wg.instructions == 54);
+  CHECK(wg.mmas == 216);
+  CHECK(a.step("tf32").instruction == TensorInstruction::mma_sync);
+  CHECK(a.step("tf32").instructions == a.step("tf32").mmas);
+  CHECK(a.step("tf32x3").mmas == 3 * 128 * 9);
+  // 15 channels: 135 terms, 9 slices, the last partial (whole tiles still issue every wgmma).
+  const TensorCoreStep& sliced = analyze_lab08(layer(1, 15, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
+  CHECK_FALSE(sliced.group_tap);
+  CHECK(sliced.instructions == 54);
+}
+
+TEST_CASE("lab08 analysis: step 5 runs on the CUDA cores below 35 terms, as step 2, and on wgmma from 35",
+          "[analysis][lab08][wgmma]") {
+  static_assert(lab08::kMinTensorCoreTerms == 35, "the two layers below sit at the edge");
+  const TensorCoreAnalysis at = analyze_lab08(layer(2, 35, 8, 9, 9, 1, 1, 0, 1), 132);
+  const TensorCoreAnalysis below = analyze_lab08(layer(2, 34, 8, 9, 9, 1, 1, 0, 1), 132);
+  CHECK_FALSE(at.step("tf32x3_wgmma").on_cuda_cores);
+  CHECK(at.step("tf32x3_wgmma").mmas > 0);
+  CHECK(at.step("tf32x3_wgmma").fp32_ratio <= 1);
+  CHECK(below.step("tf32x3_wgmma").on_cuda_cores);
+  CHECK(below.step("tf32x3_wgmma").mmas == 0);
+  CHECK(below.step("tf32x3_wgmma").issued_fmas == below.useful_fmas);
+}
+
+TEST_CASE("lab08 analysis: step 5's time is bounded by memory and FP32 FMA, not by the mma.sync ceiling",
+          "[analysis][lab08][wgmma]") {
+  const TensorCoreCeilings c{3e12, 60e12, 300e12};
+  const TensorCoreAnalysis a = analyze_lab08(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 132);
+  const TensorCoreBounds b = tensor_core_bounds(a, a.step("tf32x3_wgmma"), c);
+  CHECK(b.memory_s == Approx(a.compulsory_bytes / 3e12));
+  CHECK(b.fma_s == Approx(2.0 * static_cast<double>(a.useful_fmas) / 60e12));
+  CHECK(b.mma_s == 0);  // no measured wgmma peak to divide by
+  CHECK(tensor_core_bounds(a, a.step("tf32x3"), c).mma_s > 0);
+}
