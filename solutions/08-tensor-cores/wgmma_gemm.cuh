@@ -18,11 +18,11 @@
 ///            added to the float32 `acc` once per slice: step 2's arithmetic, step 2's error bound
 ///            (docs/design.md, Tolerance). With whole groups of 16 channels the slices are gathered
 ///            channel group × tap (tiles::GroupTapLoader).
-/// Achieves:  NVIDIA H200, 2026-11-29, scratch program (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.157 (0.201), B32 C256→256 14×14 K3 0.160 (0.206),
-///            B8 C128→128 128×128 K3 0.684 (0.975); B16 C3→64 224×224 K7 S2 0.157 (0.138: slower
+/// Achieves:  NVIDIA H200, 2026-11-29, conv_layer_bench (median of 20 runs, ms; step 2 beside):
+///            B32 C64→64 56×56 K3 0.157 (0.198), B32 C256→256 14×14 K3 0.161 (0.203),
+///            B8 C128→128 128×128 K3 0.709 (0.966); B16 C3→64 224×224 K7 S2 0.154 (0.134: slower
 ///            there, with one warpgroup and, C = 3, the slice-by-slice gather). Every output within
-///            0.003 of the FP32 rule's allowance.
+///            0.022 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters):
 /// tile (64·W) × kWgmmaN of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those.
