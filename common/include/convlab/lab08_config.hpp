@@ -66,6 +66,18 @@ inline constexpr int kMinTensorCoreTerms = 35;
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
+/// What split_k and wgmma_split_k divide: a layer's block tiles of `bm` filters × `bn` output
+/// positions (of the whole batch), and the kSliceDepth-deep slices of each tile's reduction.
+struct SplitWork {
+  long long tiles;
+  long long slices;
+};
+inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn) {
+  const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
+  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  return {((n + bn - 1) / bn) * ((s.filters + bm - 1) / bm), (kdim + kSliceDepth - 1) / kSliceDepth};
+}
+
 /// The rule of split_k and wgmma_split_k: `tiles` block tiles of `slices` slices each, `slots`
 /// blocks resident at once, the work counted per `units` (SMs, or slots). No split when the tiles
 /// fill every slot; else at least enough splits to fill them, and among those s (each split keeps
@@ -96,11 +108,8 @@ inline int least_busy_split(long long tiles, long long slices, long long slots, 
 /// @param bm the block tile's rows (block_m)
 /// @param sms streaming multiprocessors of the GPU
 inline int split_k(const ConvLayerShape& s, int bm, int sms) {
-  const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
-  const long long tiles = ((n + kBlockN - 1) / kBlockN) * ((s.filters + bm - 1) / bm);
-  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
-  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
-  return least_busy_split(tiles, slices, static_cast<long long>(sms) * kMinBlocks, sms);
+  const SplitWork w = split_work(s, bm, kBlockN);
+  return least_busy_split(w.tiles, w.slices, static_cast<long long>(sms) * kMinBlocks, sms);
 }
 
 // ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
@@ -213,25 +222,22 @@ CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channe
 /// slot (the rule the scratch program measured; for 2 warpgroups, 1 block per SM, it is split_k's).
 /// B32 C256→256 14×14 on 132 SMs: 98 tiles of 128 rows, split 4.
 inline int wgmma_split_k(const ConvLayerShape& s, int warpgroups, int sms) {
-  const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
-  const long long bm = wgmma_block_m(warpgroups);
-  const long long tiles = ((n + kWgmmaN - 1) / kWgmmaN) * ((s.filters + bm - 1) / bm);
-  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
-  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
+  const SplitWork w = split_work(s, wgmma_block_m(warpgroups), kWgmmaN);
   const long long slots = static_cast<long long>(sms) * wgmma_blocks_per_sm(warpgroups);
-  return least_busy_split(tiles, slices, slots, slots);
+  return least_busy_split(w.tiles, w.slices, slots, slots);
 }
+
+/// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).
+inline constexpr int kWgmmaComputeCapability = 90;
 
 /// `wgmma` exists on compute capability 9.0 only (H100, H200), and only in code compiled for
 /// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why step 5 cannot
 /// run on a GPU of compute capability major.minor, or "" when it can.
 inline std::string wgmma_refusal(int major, int minor) {
-  if (major == 9 && minor == 0) return "";
+  if (10 * major + minor == kWgmmaComputeCapability) return "";
   return "lab08 step 5 (tf32x3_wgmma) needs Hopper's wgmma: a GPU of compute capability 9.0 (H100, H200) and "
          "code built for sm_90a; this GPU is " +
          std::to_string(major) + "." + std::to_string(minor);
 }
-/// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).
-inline constexpr int kWgmmaComputeCapability = 90;
 
 }  // namespace convlab::lab08
