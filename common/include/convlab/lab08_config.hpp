@@ -66,12 +66,13 @@ inline constexpr int kMinTensorCoreTerms = 35;
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
-/// What split_k and wgmma_split_k divide: a layer's block tiles of `bm` filters × `bn` output
-/// positions (of the whole batch), and the kSliceDepth-deep slices of each tile's reduction.
+/// What split_k and wgmma_split_k divide.
 struct SplitWork {
-  long long tiles;
-  long long slices;
+  long long tiles;   ///< block tiles of the layer's GEMM
+  long long slices;  ///< kSliceDepth-deep slices of each tile's reduction (C·K·K)
 };
+/// The layer's block tiles of `bm` filters × `bn` output positions (of the whole batch), and the
+/// slices of each tile's reduction.
 inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn) {
   const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
   const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
