@@ -30,10 +30,11 @@ constexpr int shared_bytes(int k) {
   return Arith == Precision::tf32x3 ? band_shared_bytes(k) : band_mixed_shared_bytes(k);
 }
 
-template <Precision Arith, int S>
-void launch(const Conv2dArgs& a) {
+/// The band fragments, then the kernel with F floats per copy of the input tile.
+template <Precision Arith, int S, int F>
+void launch_copying(const Conv2dArgs& a) {
   static const bool opted_in = [] {  // up to 96 KB of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     shared_bytes<Arith>(kMaxMaskWidth)));
     return true;
   }();
@@ -44,9 +45,18 @@ void launch(const Conv2dArgs& a) {
   band_fragments<Arith><<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
   CUDA_CHECK(cudaGetLastError());
   const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
-  banded_conv2d<Arith, S><<<grid, kBandThreads, shared_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
-                                                                                      a.width, a.mask_width);
+  banded_conv2d<Arith, S, F><<<grid, kBandThreads, shared_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
+                                                                                         a.width, a.mask_width);
   CUDA_CHECK(cudaGetLastError());
+}
+
+template <Precision Arith, int S>
+void launch(const Conv2dArgs& a) {
+  switch (band_copy_floats(a.mask_width, a.width)) {
+    case 4: return launch_copying<Arith, S, 4>(a);
+    case 2: return launch_copying<Arith, S, 2>(a);
+    default: return launch_copying<Arith, S, 1>(a);
+  }
 }
 
 /// Refuses a mask outside [smallest, kMaxMaskWidth], naming the step and the widths it takes.

@@ -19,7 +19,7 @@
 ///            K·16/(K + 15) fragments, unsplit); and an A fragment that serves S tiles: tile nb's
 ///            k-step s and tile nb + 1's k-step s − 1 read the same 8 input columns. Step 4: two
 ///            MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
-/// Achieves:  on an H200 at 8192², K = 17: step 3 0.888 ms, step 4 0.808 ms, lab 07 0.734 ms
+/// Achieves:  on an H200 at 8192², K = 17: step 3 0.829 ms, step 4 0.705 ms, lab 07 0.733 ms
 ///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
 ///            MMAs, useful fraction and error bounds.
 ///
@@ -190,22 +190,23 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 /// The kernel of steps 3 and 4 (given), in three phases: the input tile into shared memory, split
 /// into its big and small parts (zero outside the image); a band row (band_row_tf32x3 or
 /// band_row_tf32_bf16) for each mask row; the outputs out. Block (x, y) computes P's tile at
-/// row y·kBandTileRows, column x·kBandTileCols. Dynamic shared memory: band_shared_bytes(K)
-/// for step 3, band_mixed_shared_bytes(K) for step 4.
+/// row y·kBandTileRows, column x·kBandTileCols. F floats per copy: band_copy_floats(K, width).
+/// Dynamic shared memory: band_shared_bytes(K) for step 3, band_mixed_shared_bytes(K) for step 4.
 ///
 /// Shared memory, rows = kBandTileRows + K − 1 of the input tile:
 ///   tile_big  [rows][LD]   N rounded to TF32 (both steps)
 ///   step 3: tile_small [rows][LD]  what rounding left, rounded to TF32 again
 ///   step 4: small2     [rows][LDP] N minus its TF32 part, in BF16: word 4q + t holds columns
 ///                                  8q + t and 8q + t + 4 (band_row_tf32_bf16's k order)
-template <Precision Arith, int S>
+template <Precision Arith, int S, int F>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
               int width, int K) {
   constexpr int NB = kBandWarpTiles, LD = band_tile_pitch(S), LDP = band_pair_pitch(S), COLS = band_tile_cols(S);
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(Arith == Precision::tf32x3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
-  static_assert(COLS % kMmaK == 0, "step 4: whole column groups, four words of small2 each");
+  static_assert(COLS % kMmaK == 0, "whole column groups: a thread splits columns t and t + 4 of one");
+  static_assert(COLS % F == 0 && LD % F == 0, "a copy of F floats lands on an F-float boundary");
   extern __shared__ __align__(16) unsigned smem_u[];
   const int rows = kBandTileRows + K - 1;
   unsigned* tile_big = smem_u;
@@ -215,33 +216,33 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   const int y0 = blockIdx.y * kBandTileRows, x0 = blockIdx.x * kBandTileCols;
 
   // 1. The input tile, tile[rr][cc] = N[y0 − r + rr][x0 − r + cc], 0 outside the image (the
-  //    lecture's ghost cells); a warp per row, its lanes along it (coalesced). First as raw
-  //    floats in tile_big, every copy of a thread in flight at once (cp.async: one load at a time,
-  //    each waiting for memory, would take about as long as the MMAs); then split in place, each
-  //    thread the elements it copied itself (so it waits for its own copies only).
+  //    lecture's ghost cells). First as raw floats in tile_big, F at a time, consecutive threads
+  //    along a row (coalesced), every copy of a thread in flight at once (cp.async: one load at a
+  //    time, each waiting for memory, would take about as long as the MMAs). Then, once every
+  //    thread's copies have landed, split in place: a thread takes columns t and t + 4 of a
+  //    column group, so that step 4 writes its two BF16 halves as one word.
   float* raw = reinterpret_cast<float*>(tile_big);
-  for (int rr = threadIdx.x / 32; rr < rows; rr += kBandThreads / 32) {
-    const int y = y0 - r + rr;
-    for (int cc = threadIdx.x % 32; cc < COLS; cc += 32) {
-      const int x = x0 - r + cc;
-      const bool inside = y >= 0 && y < height && x >= 0 && x < width;
-      tiles::copy_async_or_zero(&raw[rr * LD + cc], inside ? N + static_cast<size_t>(y) * width + x : N, inside);
-    }
+  for (int e = threadIdx.x; e < rows * (COLS / F); e += kBandThreads) {
+    const int rr = e / (COLS / F), cc = e % (COLS / F) * F;
+    const int y = y0 - r + rr, x = x0 - r + cc;
+    const bool inside = y >= 0 && y < height && x >= 0 && x < width;  // all F floats, or none
+    tiles::copy_async_or_zero<F>(&raw[rr * LD + cc], inside ? N + static_cast<size_t>(y) * width + x : N, inside);
   }
   tiles::copy_async_commit();
   tiles::copy_async_wait<0>();
-  for (int rr = threadIdx.x / 32; rr < rows; rr += kBandThreads / 32) {
-    for (int cc = threadIdx.x % 32; cc < COLS; cc += 32) {
-      const float v = raw[rr * LD + cc];
-      if constexpr (Arith == Precision::tf32x3) {
-        split_tf32(v, tile_big[rr * LD + cc], tile_small[rr * LD + cc]);
-      } else {
-        const unsigned bits = to_tf32(v);
-        tile_big[rr * LD + cc] = bits;
-        // Column cc = 8q + 4h + t is half h of word 4q + t (band_row_tf32_bf16's k order).
-        const int word = cc / 8 * 4 + cc % 4, half = cc % 8 / 4;
-        reinterpret_cast<__nv_bfloat16*>(small2 + rr * LDP + word)[half] = __float2bfloat16_rn(v - tf32_value(bits));
-      }
+  __syncthreads();
+  for (int e = threadIdx.x; e < rows * (COLS / 2); e += kBandThreads) {
+    const int rr = e / (COLS / 2), word = e % (COLS / 2);  // word 4q + t: columns 8q + t, 8q + t + 4
+    const int cc = word / 4 * kMmaK + word % 4;
+    const float v0 = raw[rr * LD + cc], v1 = raw[rr * LD + cc + 4];
+    if constexpr (Arith == Precision::tf32x3) {
+      split_tf32(v0, tile_big[rr * LD + cc], tile_small[rr * LD + cc]);
+      split_tf32(v1, tile_big[rr * LD + cc + 4], tile_small[rr * LD + cc + 4]);
+    } else {
+      const unsigned b0 = to_tf32(v0), b1 = to_tf32(v1);
+      tile_big[rr * LD + cc] = b0;
+      tile_big[rr * LD + cc + 4] = b1;
+      small2[rr * LDP + word] = pack_bf16x2(v0 - tf32_value(b0), v1 - tf32_value(b1));
     }
   }
   __syncthreads();

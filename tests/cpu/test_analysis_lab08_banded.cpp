@@ -1,11 +1,13 @@
 // Lab 08 steps 3 and 4's analysis model: MMAs counted by hand, the band's useful fraction at each
 // K, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
-// edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13).
+// edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13); the width of
+// the input tile's copies, which must never straddle the image's edge.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
 
 #include "convlab/analysis_banded.hpp"
+#include "convlab/lab08_config.hpp"
 
 using namespace convlab;
 using namespace convlab::analysis;
@@ -70,4 +72,34 @@ TEST_CASE("lab08 banded analysis: step 4 issues two MMAs per k-step where step 3
   CHECK(k12.mixed_fp32_ratio > 1.0);
   const TensorCoreCeilings c{3.0e12, 60.0e12, 300.0e12};
   CHECK(banded_mixed_bounds(a, c).mma_s == Approx(banded_bounds(a, c).mma_s * 2 / 3));
+}
+
+TEST_CASE("lab08 banded tile copies are as wide as the mask's radius and the image's width allow",
+          "[lab08][banded]") {
+  CHECK(lab08::band_copy_floats(17, 8192) == 4);  // r = 8
+  CHECK(lab08::band_copy_floats(9, 8192) == 4);   // r = 4
+  CHECK(lab08::band_copy_floats(13, 8192) == 2);  // r = 6
+  CHECK(lab08::band_copy_floats(11, 8192) == 1);  // r = 5
+  CHECK(lab08::band_copy_floats(15, 8192) == 1);  // r = 7
+  CHECK(lab08::band_copy_floats(17, 8194) == 2);  // the width, 2 past a multiple of 4
+  CHECK(lab08::band_copy_floats(17, 301) == 1);   // an odd width
+}
+
+TEST_CASE("lab08 banded tile copies lie wholly inside the image or wholly in its padding, aligned to their size",
+          "[lab08][banded]") {
+  for (int k = lab08::kBandMinMask; k <= 17; ++k) {
+    for (int width : {7, 128, 129, 258, 301, 520, 8192}) {
+      const int f = lab08::band_copy_floats(k, width), r = (k - 1) / 2;
+      const int cols = lab08::band_tile_cols(lab08::band_steps(k));
+      for (int x0 = 0; x0 < width; x0 += lab08::kBandTileCols) {
+        for (int c = 0; c < cols; c += f) {
+          const int x = x0 - r + c;
+          INFO("K = " << k << ", width " << width << ", copy of " << f << " at column " << x);
+          CHECK(((x % f) + f) % f == 0);
+          const bool first_inside = x >= 0 && x < width, last_inside = x + f - 1 >= 0 && x + f - 1 < width;
+          CHECK(first_inside == last_inside);
+        }
+      }
+    }
+  }
 }

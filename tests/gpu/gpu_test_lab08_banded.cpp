@@ -28,7 +28,8 @@ struct Shape {
 const Shape kShapes[] = {{5, 7, "smaller than the mask"},
                          {64, 128, "exactly one block tile"},
                          {65, 129, "one row and one column past a tile"},
-                         {37, 301, "odd width: every row's start misaligned"},
+                         {37, 301, "odd width: every row's start misaligned, one float per copy"},
+                         {70, 258, "width 2 past a multiple of 4: 8-byte copies where the radius allows 16"},
                          {300, 520, "many tiles, partial at both edges"}};
 static_assert(lab08::kBandTileRows == 64 && lab08::kBandTileCols == 128, "kShapes straddle 64 × 128");
 

@@ -141,6 +141,17 @@ CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCo
 /// The tile's row pitch in floats: its columns plus 4, an odd multiple of 4 (mod 32), so that a
 /// warp's fragment load (rows g, columns t, g < 8, t < 4) touches 32 different banks.
 CONVLAB_HOST_DEVICE constexpr int band_tile_pitch(int steps) { return band_tile_cols(steps) + 4; }
+/// Floats per copy of the input tile (4, 2 or 1: one cp.async of 16, 8 or 4 bytes): the widest
+/// that divides both the mask's radius r = (K − 1)/2 and the image's width. A copy then starts at
+/// a column x0 − r + c·F (x0 a multiple of kBandTileCols) that is a multiple of F, and so does
+/// the image's last column + 1: every copy lies wholly inside the image or wholly in its zero
+/// padding, and its global address is aligned to its size. Fewer, wider copies: the tile's copy
+/// was a third of the kernel's instructions at one float each (results/bench/nvidia-h200/lab08.md).
+CONVLAB_HOST_DEVICE constexpr int band_copy_floats(int k, int width) {
+  const int r = (k - 1) / 2;
+  return r % 4 == 0 && width % 4 == 0 ? 4 : r % 2 == 0 && width % 2 == 0 ? 2 : 1;
+}
+static_assert(kBandTileCols % 4 == 0, "x0 a multiple of every copy width");
 /// The mask's band fragments: K·S·32 of 4 registers (a lane's b0, b1, big and small), made once
 /// per call by their own kernel and read by every block through the L1 cache.
 CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_steps(k) * 32; }
