@@ -9,9 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <random>
+#include <utility>
 
 #include "convlab/compare.hpp"
+#include "convlab/datagen.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/tensor.hpp"
 
@@ -116,34 +117,18 @@ Tensor<float> direct_float32(const Tensor<float>& x, const Tensor<float>& w) {
   return y;
 }
 
-/// Values in [-1, 1) on a 2^-23 grid, as the datasets draw them (datagen.cpp), times `scale`
-/// where `large` says so and 2^-10 elsewhere when `wide`.
+/// The layer's X and W as the datasets draw them (datagen.hpp); `wide`: times 2^13 in every
+/// fourth input column (x % 4 == 2) and in each filter's left tap column, times 2^-10 elsewhere.
 struct Layer {
-  Tensor<float> x{{1, C, H, W}}, w{{M, C, K, K}};
+  Tensor<float> x, w;
 };
 Layer make_layer(bool wide, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto value = [&] { return static_cast<float>(static_cast<double>(rng() >> 40) * 0x1p-23 - 1.0); };
-  Layer l;
-  for (int c = 0; c < C; ++c) {
-    for (int yy = 0; yy < H; ++yy) {
-      for (int xx = 0; xx < W; ++xx) {
-        const float scale = !wide ? 1.0f : xx % 4 == 2 ? 0x1p13f : 0x1p-10f;  // every 4th column large
-        l.x.at({0, std::size_t(c), std::size_t(yy), std::size_t(xx)}) = value() * scale;
-      }
-    }
+  ConvLayerCase c = generate_case(ConvLayerSpec{"winograd", {1, C, M, H, W, K, 1, P, 1}, seed, ""}, false);
+  if (wide) {
+    for (std::size_t i = 0; i < c.x.size(); ++i) c.x.values()[i] *= i % W % 4 == 2 ? 0x1p13f : 0x1p-10f;
+    for (std::size_t i = 0; i < c.w.size(); ++i) c.w.values()[i] *= i % K == 0 ? 0x1p13f : 0x1p-10f;
   }
-  for (int m = 0; m < M; ++m) {
-    for (int c = 0; c < C; ++c) {
-      for (int i = 0; i < K; ++i) {
-        for (int j = 0; j < K; ++j) {
-          const float scale = !wide ? 1.0f : j == 0 ? 0x1p13f : 0x1p-10f;  // the left tap column large
-          l.w.at({std::size_t(m), std::size_t(c), std::size_t(i), std::size_t(j)}) = value() * scale;
-        }
-      }
-    }
-  }
-  return l;
+  return {std::move(c.x), std::move(c.w)};
 }
 
 CompareResult fp32_rule(const Tensor<float>& got, const Layer& l) {
