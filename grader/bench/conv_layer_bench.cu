@@ -67,6 +67,7 @@ using convlab::lab06::conv_layer;
 using convlab::DeviceBuffer;
 using nlohmann::json;
 using convlab::bench::fill_uniform;
+using convlab::bench::scale_columns;
 using convlab::bench::grid_for;
 
 // ---- Small device kernels: data, |x|, checks, an unfused bias + ReLU --------------------------
@@ -140,6 +141,11 @@ struct Options {
   std::string json_path;
   std::vector<std::string> layers;
   bool all_plans = true;
+  /// "uniform": every value in [-1, 1). "wide": the same, times 2^13 in every fourth input column
+  /// (x % 4 == 2) and in each filter's left tap column, times 2^-10 elsewhere; values a transform
+  /// (Winograd, FFT) cannot keep the FP32 rule on (docs/design.md, Tolerance;
+  /// tests/cpu/test_winograd_rule.cpp), where a direct sum keeps it.
+  std::string values = "uniform";
 };
 
 class LayerBench {
@@ -153,6 +159,10 @@ class LayerBench {
     fill_uniform(X_.data(), X_.size(), 0x1234);
     fill_uniform(W_.data(), W_.size(), 0x5678);
     fill_uniform(bias_.data(), bias_.size(), 0x9abc);
+    if (o.values == "wide") {
+      scale_columns(X_.data(), X_.size(), s_.width, 4, 2, 0x1p13f, 0x1p-10f);
+      scale_columns(W_.data(), W_.size(), s_.mask_width, s_.mask_width, 0, 0x1p13f, 0x1p-10f);
+    }
     flops_ = 2.0 * static_cast<double>(s_.output_elements()) * static_cast<double>(s_.terms_per_output());
     // The reference: step 2 (the simplest complete kernel); S from step 3 on |X| and |W|.
     convlab::lab06::conv_layer_fused_gemm(args(ref_.data()));
@@ -386,6 +396,10 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", opt.repeats, "timed runs (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--json", opt.json_path, "also write every measurement as JSON");
   app.add_flag("!--no-plans", opt.all_plans, "skip timing step 3 with each of its block tiles");
+  app.add_option("--values", opt.values,
+                 "uniform: values in [-1, 1); wide: times 2^13 in every 4th input column and each filter's "
+                 "left tap column, 2^-10 elsewhere (where transforms break the FP32 rule)")
+      ->check(CLI::IsMember({"uniform", "wide"}));
   CLI11_PARSE(app, argc, argv);
 
   std::string why;
@@ -415,8 +429,9 @@ int main(int argc, char** argv) {
   fmt::print("{}\n", convlab::bench::CudnnConv::version());
 #endif
   const char* tf32_env = std::getenv("NVIDIA_TF32_OVERRIDE");
-  fmt::print("NVIDIA_TF32_OVERRIDE={}; protocol: {} warm-up runs, median of {} repeats, L2 flushed before each\n",
-             tf32_env ? tf32_env : "(unset)", opt.warmup, opt.repeats);
+  fmt::print("NVIDIA_TF32_OVERRIDE={}; protocol: {} warm-up runs, median of {} repeats, L2 flushed before each; "
+             "values: {}\n",
+             tf32_env ? tf32_env : "(unset)", opt.warmup, opt.repeats, opt.values);
 
   cublasHandle_t cublas = nullptr;
   CUBLAS_CHECK(cublasCreate(&cublas));
@@ -425,6 +440,7 @@ int main(int argc, char** argv) {
   json report;
   report["format"] = "convlab-conv-layer-bench";
   report["version"] = 1;
+  report["values"] = opt.values;
   report["device"] = {{"name", device->name}, {"sms", device->sm_count},
                       {"compute_capability", fmt::format("{}.{}", device->cc_major, device->cc_minor)},
                       {"driver", device->driver}, {"runtime", device->runtime}};

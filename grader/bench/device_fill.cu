@@ -24,7 +24,20 @@ __global__ void fill_kernel(float* p, std::size_t n, std::uint64_t seed) {
   }
 }
 
+__global__ void scale_columns_kernel(float* p, std::size_t n, int row_length, int period, int phase, float big,
+                                     float small) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    p[i] *= static_cast<int>(i % row_length) % period == phase ? big : small;
+  }
+}
+
 }  // namespace
+
+void scale_columns(float* p, std::size_t n, int row_length, int period, int phase, float big, float small) {
+  scale_columns_kernel<<<grid_for(n), 256>>>(p, n, row_length, period, phase, big, small);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 int grid_for(std::size_t n) { return static_cast<int>(std::min<std::size_t>(ceil_div(n, std::size_t{256}), 8192)); }
 

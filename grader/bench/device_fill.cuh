@@ -13,6 +13,11 @@ namespace convlab::bench {
 /// [-1, 1). Enqueued on the default stream.
 void fill_uniform(float* p, std::size_t n, std::uint64_t seed);
 
+/// Multiplies p[i] by `big` where its column (i % row_length) is `phase` modulo `period`, and by
+/// `small` elsewhere: a wide range of values, large ones in a pattern (the benchmarks' --values
+/// wide). Enqueued on the default stream.
+void scale_columns(float* p, std::size_t n, int row_length, int period, int phase, float big, float small);
+
 /// The same values, computed on the host (for masks and for checking).
 float uniform_value(std::uint64_t seed, std::size_t i);
 
