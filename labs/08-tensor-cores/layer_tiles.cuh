@@ -7,7 +7,8 @@
 ///
 /// Same code as solutions/06-im2col/implicit_gemm.cuh (the reference of lab 06 step 3a) and
 /// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles; and, for step 5, a second
-/// loader that walks the reduction channel group × tap (GroupTapLoader).
+/// loader that walks the reduction channel group × tap (GroupTapLoader), with the kernel that
+/// puts the weights in its order (order_weights_group_tap).
 #pragma once
 
 #include <climits>
@@ -173,14 +174,15 @@ __device__ __forceinline__ void copy_async_wait() {
 #endif
 }
 
-/// The same copy, asynchronous (ASYNC: cp.async) or an ordinary load through a register and a
-/// store, done when the call returns.
-template <bool ASYNC>
+/// The same copy, asynchronous (ASYNC: cp.async) or ordinary loads through registers and stores,
+/// done when the call returns.
+template <bool ASYNC, int FLOATS = 1>
 __device__ __forceinline__ void copy_or_zero(float* smem, const float* gmem, bool inside) {
   if constexpr (ASYNC) {
-    copy_async_or_zero(smem, gmem, inside);
+    copy_async_or_zero<FLOATS>(smem, gmem, inside);
   } else {
-    *smem = inside ? __ldg(gmem) : 0.0f;
+#pragma unroll
+    for (int e = 0; e < FLOATS; ++e) smem[e] = inside ? __ldg(gmem + e) : 0.0f;
   }
 }
 
@@ -273,30 +275,33 @@ struct SliceLoader {
 
 /// SliceLoader's job, with the reduction in another order: slice kt is one tap (p, q) of one group
 /// of BK channels, unrolled rows k' = G·(K·K·BK) + (p·K + q)·BK + c for channel G·BK + c, c < BK.
-/// The order of a sum's terms is the kernel's to choose (A's columns follow B's rows): W's slice
-/// is gathered in the same order. Needs C % BK == 0 (whole groups; lab08::wgmma_group_tap), and
-/// then has no ragged last slice.
+/// The order of a sum's terms is the kernel's to choose (A's columns follow B's rows): W is
+/// reordered the same way first (order_weights_group_tap), into Wg [M][C·K·K]. Needs C % BK == 0
+/// (whole groups; lab08::wgmma_group_tap), and then has no ragged last slice.
 ///
-///   slice kt = G·K·K + p·K + q:    A[m][c] = W[m0 + m][G·BK + c][p][q]
-///                                  B[c][n] = X[b][G·BK + c][h·S − P + p·D][w·S − P + q·D]
+///   slice kt = G·K·K + p·K + q:    As[m][c] = Wg[m0 + m][kt·BK + c]  = W[m0 + m][G·BK + c][p][q]
+///                                  Bs[c][n] = X[b][G·BK + c][h·S − P + p·D][w·S − P + q·D]
 ///
 /// What it saves: a tap lies inside X or not for a whole column, whatever the channel, so a thread
 /// tests each of its columns once per slice, not once per element, and an element costs one add
 /// (the channel's plane, c·H·W). The K·K taps of a group follow each other, so the group's input
-/// rows are still in L1 when the next tap reads them. Who copies what is SliceLoader's drawing.
+/// rows are still in L1 when the next tap reads them. A filter's BK weights of a slice are
+/// contiguous in Wg: BK/4 copies of 16 bytes, where in W they lie K·K floats apart (BK copies of
+/// 4 bytes, each in its own 32-byte sector). Who copies B is SliceLoader's drawing; A is copied
+/// as rows, As[m][c] (lab08::kGroupTapPad floats of padding a row), not transposed.
 /// Slices must be copied in increasing order from `first_slice`.
 template <int BM, int BN, int BK, int THREADS>
 struct GroupTapLoader {
   static constexpr int WARPS = THREADS / 32;
-  static constexpr int A_PER_THREAD = BM * BK / THREADS;  // weights each thread copies per slice
+  static constexpr int A_CHUNKS = BM * BK / 4 / THREADS;  // 16-byte copies of weights each thread makes per slice
   static constexpr int B_ROWS = BK / WARPS;               // channels each thread copies per slice
   static constexpr int B_COLS = BN / 32;                  // unrolled columns each thread copies
   static_assert(THREADS % 32 == 0, "whole warps");
-  static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "the A slice splits evenly over threads");
+  static_assert(BK % 4 == 0 && (BM * BK / 4) % THREADS == 0, "the A slice splits into 16-byte copies evenly");
   static_assert(BK % WARPS == 0 && BN % 32 == 0, "the B slice splits evenly over warps and lanes");
 
   ColumnOrigin col[B_COLS];  // col[j]: column n0 + lane + 32·j, decoded once
-  int a_k, a_m, m0, lane, warp;
+  int m0, lane, warp;
   int tap, p, q;  // the next slice's tap, p·K + q
   int c0;         // and its group's first channel
 
@@ -304,8 +309,6 @@ struct GroupTapLoader {
     const int tid = threadIdx.x;
     lane = tid % 32;
     warp = tid / 32;
-    a_k = tid % BK;
-    a_m = tid / BK;
     m0 = block_m0;
 #pragma unroll
     for (int j = 0; j < B_COLS; ++j) col[j] = decode_column(block_n0 + lane + 32 * j, g);
@@ -316,19 +319,19 @@ struct GroupTapLoader {
     c0 = group * BK;
   }
 
-  /// Both operands of the next slice (kt, its number, is there for SliceLoader's interface: this
-  /// loader counts the slices itself): As[c][m] = W[m0 + m][c0 + c][p][q] (transposed, as
-  /// SliceLoader's) and Bs[c][n] = X at channel c0 + c, tap (p, q), column n0 + n; then moves on to
-  /// the next tap, and after the last tap to the next group.
+  /// Both operands of slice kt (the next one: this loader counts taps and groups itself):
+  /// As[m][c] from Wg, the weights in this loader's order (order_weights_group_tap), and Bs[c][n]
+  /// gathered from X; then moves on to the next tap, and after the last tap to the next group.
   template <bool ASYNC = true, int A_LD, int B_LD>
-  __device__ void issue(int kt, float (&As)[BK][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wt,
+  __device__ void issue(int kt, float (&As)[BM][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wg,
                         const Geometry& g) {
-    (void)kt;
+    static_assert(A_LD >= BK && A_LD % 4 == 0, "rows of BK weights, 16-byte aligned");
 #pragma unroll
-    for (int i = 0; i < A_PER_THREAD; ++i) {
-      const int m = m0 + a_m + i * (THREADS / BK);
-      const bool ok = m < g.M;
-      copy_or_zero<ASYNC>(&As[a_k][a_m + i * (THREADS / BK)], Wt + (ok ? m * g.Kdim + (c0 + a_k) * g.KK + tap : 0), ok);
+    for (int i = 0; i < A_CHUNKS; ++i) {
+      const int chunk = static_cast<int>(threadIdx.x) + i * THREADS;
+      const int m = chunk / (BK / 4), c = 4 * (chunk % (BK / 4));  // a warp copies 8 whole rows
+      const bool ok = m0 + m < g.M;
+      copy_or_zero<ASYNC, 4>(&As[m][c], Wg + (ok ? (m0 + m) * g.Kdim + kt * BK + c : 0), ok);
     }
     const int dy = p * g.D, dx = q * g.D;
     int at[B_COLS];  // at[j]: offset of channel 0 of column j's tap in X, or −1 outside X
@@ -351,5 +354,20 @@ struct GroupTapLoader {
     if (++tap == g.KK) tap = 0, p = 0, c0 += BK;
   }
 };
+
+/// W [M][C][K][K] into GroupTapLoader's order: Wg[m][k'] = W[m][G·BK + c][p][q] for
+/// k' = G·(K·K·BK) + (p·K + q)·BK + c. One pass over W (a layer's smallest tensor), each thread a
+/// grid-stride run of consecutive k': the writes are coalesced, the reads K·K floats apart.
+template <int BK>
+__global__ void order_weights_group_tap(const float* __restrict__ W, float* __restrict__ Wg, Geometry g) {
+  const long long total = static_cast<long long>(g.M) * g.Kdim;  // < 2^31: make_geometry refuses more
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(e), m = i / g.Kdim, k = i - m * g.Kdim;
+    const int slice = k / BK, c = k - slice * BK;
+    const int group = slice / g.KK, tap = slice - group * g.KK;
+    Wg[i] = W[m * g.Kdim + (group * BK + c) * g.KK + tap];
+  }
+}
 
 }  // namespace convlab::lab08::tiles

@@ -26,8 +26,9 @@
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters):
 /// tile (64·W) × kWgmmaN of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those.
-/// Shared memory (wgmma_shared_bytes): kWgmmaStages raw slices As[16][64W + 8], Bs[16][128 + 8]
-/// as step 2's, and planes[2 buffers][big, small][2 k8-steps][kWgmmaPlaneFloats].
+/// Shared memory (wgmma_shared_bytes): kWgmmaStages raw slices As (group-tap: [64W][16 + 4], W's
+/// rows; else step 2's [16][64W + 8]) and Bs[16][128 + 8], and planes[2 buffers][big, small]
+/// [2 k8-steps][kWgmmaPlaneFloats].
 ///
 /// Shapes: X [B][C][H][W], W [M][C][K][K] (A, M × C·K·K), Y [B][M][Ho][Wo].
 #pragma once
@@ -100,7 +101,8 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&part)[kWgmmaAccumulato
 ///
 /// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
 /// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
-/// tiles::GroupTapLoader (C % 16 == 0), else tiles::SliceLoader.
+/// tiles::GroupTapLoader (C % 16 == 0; Wt is then W in its order, tiles::order_weights_group_tap,
+/// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
 template <int WG, bool GROUP_TAP>
 __global__ void __launch_bounds__(WG * kWarpgroupThreads, wgmma_blocks_per_sm(WG))
 wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
@@ -110,14 +112,26 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   static_assert(WG == 1 || WG == 2, "64 or 128 filters per block");
   static_assert(BK == 2 * kWgmmaK, "a slice is two k8-steps");
   static_assert((BM + kPad) % 32 == 8, "A fragment loads on 32 banks, as step 2's");
-  using ATile = float[BK][BM + kPad];  // As[k][m] = W[m0 + m][slice's row k]
+  static_assert(BM * (BK + kGroupTapPad) == wgmma_a_slice_floats(WG, true) &&
+                    BK * (BM + kPad) == wgmma_a_slice_floats(WG, false), "lab08_config.hpp's A slice");
+  // A's raw slice: As[m][k] (group-tap) or As[k][m], = W[m0 + m][the slice's row k] either way.
+  using ATile = std::conditional_t<GROUP_TAP, float[BM][BK + kGroupTapPad], float[BK][BM + kPad]>;
   using BTile = float[BK][BN + kPad];  // Bs[k][n] = the slice's row k of the unrolled input, column n0 + n
   using Loader = std::conditional_t<GROUP_TAP, tiles::GroupTapLoader<BM, BN, BK, THREADS>,
                                     tiles::SliceLoader<BM, BN, BK, THREADS>>;
   extern __shared__ __align__(128) float wgmma_smem[];
   float* planes = wgmma_smem;  // [buf 2][big, small][k8-step 2][kWgmmaPlaneFloats]
   ATile* As = reinterpret_cast<ATile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats);  // [S]
-  BTile* Bs = reinterpret_cast<BTile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats + S * BK * (BM + kPad));  // [S]
+  BTile* Bs = reinterpret_cast<BTile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats +
+                                       S * wgmma_a_slice_floats(WG, GROUP_TAP));  // [S]
+  // Element (k, m) of A's raw slice, in the loader's layout.
+  const auto a_at = [](const ATile& A, int k, int m) -> float {
+    if constexpr (GROUP_TAP) {
+      return A[m][k];
+    } else {
+      return A[k][m];
+    }
+  };
   // The big (part 0) or small (part 1) planes of buffer `buf`: its two k8-steps, one after the other.
   const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * 2 * kWgmmaPlaneFloats; };
 
@@ -153,10 +167,10 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
 #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
       const int k = ks * kWgmmaK + tig;
-      split_tf32(As[stage][k][row], a_big[ks][0], a_small[ks][0]);
-      split_tf32(As[stage][k][row + 8], a_big[ks][1], a_small[ks][1]);
-      split_tf32(As[stage][k + 4][row], a_big[ks][2], a_small[ks][2]);
-      split_tf32(As[stage][k + 4][row + 8], a_big[ks][3], a_small[ks][3]);
+      split_tf32(a_at(As[stage], k, row), a_big[ks][0], a_small[ks][0]);
+      split_tf32(a_at(As[stage], k, row + 8), a_big[ks][1], a_small[ks][1]);
+      split_tf32(a_at(As[stage], k + 4, row), a_big[ks][2], a_small[ks][2]);
+      split_tf32(a_at(As[stage], k + 4, row + 8), a_big[ks][3], a_small[ks][3]);
     }
     wgmma_fence();  // the A registers and part (read by acc += part) before the wgmmas
 #pragma unroll

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include "convlab/analysis_tensor_cores.hpp"
 #include "convlab/lab08_config.hpp"
@@ -47,11 +48,29 @@ TEST_CASE("lab08 step 5: a block's shared memory is 8 planes of 4 KB and 3 raw s
           "an H200's 228 KB",
           "[lab08][wgmma]") {
   CHECK(lab08::kWgmmaPlanes * lab08::kWgmmaPlaneFloats * 4 == 32 * 1024);
-  CHECK(lab08::wgmma_shared_bytes(1) == 32768 + 3 * 16 * (72 + 136) * 4);   // 72,704
-  CHECK(lab08::wgmma_shared_bytes(2) == 32768 + 3 * 16 * (136 + 136) * 4);  // 84,992
+  // The slice loader's A transposed, As[16][BM + 8]; the group-tap loader's As[BM][16 + 4].
+  CHECK(lab08::wgmma_shared_bytes(1, false) == 32768 + 3 * (16 * 72 + 16 * 136) * 4);   // 72,704
+  CHECK(lab08::wgmma_shared_bytes(2, false) == 32768 + 3 * (16 * 136 + 16 * 136) * 4);  // 84,992
+  CHECK(lab08::wgmma_shared_bytes(1, true) == 32768 + 3 * (64 * 20 + 16 * 136) * 4);    // 74,240
+  CHECK(lab08::wgmma_shared_bytes(2, true) == 32768 + 3 * (128 * 20 + 16 * 136) * 4);   // 89,600
   // An SM of 228 KB keeps 1 KB per block for the system.
-  CHECK(lab08::wgmma_blocks_per_sm(1) * (lab08::wgmma_shared_bytes(1) + 1024) <= 228 * 1024);
-  CHECK(lab08::wgmma_blocks_per_sm(2) * (lab08::wgmma_shared_bytes(2) + 1024) <= 228 * 1024);
+  for (const bool group_tap : {false, true}) {
+    CHECK(lab08::wgmma_blocks_per_sm(1) * (lab08::wgmma_shared_bytes(1, group_tap) + 1024) <= 228 * 1024);
+    CHECK(lab08::wgmma_blocks_per_sm(2) * (lab08::wgmma_shared_bytes(2, group_tap) + 1024) <= 228 * 1024);
+  }
+}
+
+TEST_CASE("lab08 step 5: a group-tap A row is 16-byte aligned and a warp's fragment reads hit 32 banks",
+          "[lab08][wgmma]") {
+  constexpr int row = lab08::kSliceDepth + lab08::kGroupTapPad;
+  CHECK(row * 4 % 16 == 0);
+  // Lane (g, t) of a warp reads As[16w + g][t] (and the same pattern 4 or 8 further on): bank
+  // (row·g + t) mod 32 for g < 8, t < 4 — all different.
+  std::set<int> banks;
+  for (int g = 0; g < 8; ++g) {
+    for (int t = 0; t < 4; ++t) banks.insert((row * g + t) % 32);
+  }
+  CHECK(banks.size() == 32);
 }
 
 TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, as measured, 264 one-warpgroup tiles "

@@ -218,16 +218,24 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_block_m(int warpgroups) { return kWgmmaM
 /// Blocks per SM the kernel is compiled for (__launch_bounds__): a thread holds 128 accumulators
 /// (acc and part), so 2 blocks of one warpgroup fit an SM's registers, and 1 of two.
 CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups) { return warpgroups == 1 ? 2 : 1; }
-/// Dynamic shared memory of a block: the kWgmmaPlanes planes and kWgmmaStages raw slices of
-/// As [kSliceDepth][BM + kPad] and Bs [kSliceDepth][kWgmmaN + kPad] (steps 1 and 2's layout).
-CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups) {
+/// Padding of a group-tap A row in shared memory, As[m][kSliceDepth + kGroupTapPad]: rows of 80
+/// bytes start 16-byte aligned (16-byte copies), and a warp's fragment reads (8 rows × 4 k) fall
+/// in 32 different banks (row r starts at bank 20·r mod 32).
+inline constexpr int kGroupTapPad = 4;
+/// Floats of one raw A slice: As [BM][kSliceDepth + kGroupTapPad] for the group-tap loader (the
+/// weights pre-ordered, each filter's 16 of a slice contiguous), As [kSliceDepth][BM + kPad]
+/// (steps 1 and 2's transposed layout) for the slice loader.
+CONVLAB_HOST_DEVICE constexpr int wgmma_a_slice_floats(int warpgroups, bool group_tap) {
+  return group_tap ? wgmma_block_m(warpgroups) * (kSliceDepth + kGroupTapPad)
+                   : kSliceDepth * (wgmma_block_m(warpgroups) + kPad);
+}
+/// Dynamic shared memory of a block: the kWgmmaPlanes planes and kWgmmaStages raw slices of A
+/// (wgmma_a_slice_floats) and of Bs [kSliceDepth][kWgmmaN + kPad] (steps 1 and 2's layout).
+CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_tap) {
   return (kWgmmaPlanes * kWgmmaPlaneFloats +
-          kWgmmaStages * kSliceDepth * (wgmma_block_m(warpgroups) + kPad + kWgmmaN + kPad)) *
+          kWgmmaStages * (wgmma_a_slice_floats(warpgroups, group_tap) + kSliceDepth * (kWgmmaN + kPad))) *
          4;
 }
-/// Whether step 5 gathers a slice as one tap of 16 channels (tiles::GroupTapLoader: the reduction
-/// ordered channel group × tap, a bounds test per column and tap instead of per element), which
-/// needs whole groups of 16 channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
 CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channels % kSliceDepth == 0; }
 
 /// Step 5's split-K: as split_k, with the slots of wgmma_blocks_per_sm and the work counted per
