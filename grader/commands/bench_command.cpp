@@ -4,6 +4,8 @@
 //                                     for K 2–7 and odd 9–17, the conv layers, the block-size sweep
 //   grader bench --quick              a smoke run: 4096², K 3, 7 and 17; the sweep at 4096², K 3
 //   grader bench --only conv2d        one part (conv2d, layers, sweep; repeatable)
+//   grader bench --only layers --layer-values wide
+//                                     the layers on values where transforms break the FP32 rule
 //   grader bench --plot-only DIR      redraw DIR's tables and pictures from DIR/bench.json (no GPU)
 //
 // Each part is its own program (grader/bench/: conv2d_bench, conv_layer_bench, naive_block_sweep) and
@@ -57,6 +59,7 @@ struct BenchOptions {
   std::string sweep_masks = "3,7";
   bool quick = false;
   bool no_ncu = false;
+  std::string layer_values = "uniform";  ///< conv_layer_bench --values
   int timeout_s = 1800;
   std::string plot_only;
 };
@@ -159,6 +162,7 @@ bool conv2d_part(const BenchOptions& o, const MaskWidths& masks, const fs::path&
 bool layers_part(const BenchOptions& o, const fs::path& dir, json& bench) {
   std::vector<std::string> argv{(bin_dir() / "conv_layer_bench").string(), "--json", (dir / "layers.json").string()};
   if (o.quick) argv.push_back("--no-plans");
+  argv.insert(argv.end(), {"--values", o.layer_values});
   const std::string err = run_part("conv_layer_bench", argv, dir, o.timeout_s, true);
   if (!err.empty()) fmt::print(stderr, "bench: {}\n", err);
   if (!fs::exists(dir / "layers.json")) {
@@ -335,6 +339,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   run_options.push_back(
       cmd->add_flag("--quick", o->quick, "a smoke run: 4096² with K 3, 7, 17; the sweep at 4096² with K 3"));
   run_options.push_back(cmd->add_flag("--no-ncu", o->no_ncu, "skip Nsight Compute in the sweep (time only)"));
+  run_options.push_back(cmd->add_option("--layer-values", o->layer_values,
+                                        "the conv layers' values: uniform (in [-1, 1), default) or wide (large ones "
+                                        "in every 4th input column and each filter's left tap column, where a "
+                                        "Winograd or FFT transform breaks the FP32 rule)")
+                            ->check(CLI::IsMember({"uniform", "wide"})));
   run_options.push_back(cmd->add_option("--timeout", o->timeout_s, "seconds each benchmark program may run (default 1800)")
                             ->check(CLI::Range(10, 86400)));
   CLI::Option* plot_only =

@@ -256,6 +256,10 @@ std::string bench_markdown(const json& bench) {
   } else {
     s += "TFLOP/s count the direct convolution's 2·B·M·Ho·Wo·C·K² flops for every method; outputs checked against "
          "lab 06's step 2 (TF32 rows with u = 2⁻¹¹). % is of cuDNN with FP32 FMA math.\n";
+    if (str(layers, "values", "uniform") == "wide") {
+      s += "Values: **wide** (times 2¹³ in every fourth input column and each filter's left tap column, 2⁻¹⁰ "
+           "elsewhere: where a Winograd or FFT transform breaks the FP32 rule and a direct sum keeps it).\n";
+    }
     for (const auto& l : layers.value("layers", json::array())) {
       s += fmt::format("\n### {}\n\n| method | detail | ms | TFLOP/s | % of cuDNN FP32 | check |\n| --- | --- | ---: | ---: | "
                        "---: | --- |\n",

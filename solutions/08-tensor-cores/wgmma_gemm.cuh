@@ -17,10 +17,11 @@
 ///            B = the unrolled X (a_small·b_big, a_big·b_small, a_big·b_big), chain into `part`,
 ///            added to the float32 `acc` once per slice: step 2's arithmetic, step 2's error bound
 ///            (docs/design.md, Tolerance). With whole groups of 16 channels the slices are gathered
-///            channel group × tap (tiles::GroupTapLoader).
+///            channel group × tap (tiles::GroupTapLoader), from weights the launcher put in that
+///            order once per call.
 /// Achieves:  NVIDIA H200, 2026-11-29, conv_layer_bench (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.157 (0.198), B32 C256→256 14×14 K3 0.161 (0.203),
-///            B8 C128→128 128×128 K3 0.709 (0.966); B16 C3→64 224×224 K7 S2 0.154 (0.134: slower
+///            B32 C64→64 56×56 K3 0.143 (0.198), B32 C256→256 14×14 K3 0.148 (0.204),
+///            B8 C128→128 128×128 K3 0.607 (0.963); B16 C3→64 224×224 K7 S2 0.155 (0.135: slower
 ///            there, with one warpgroup and, C = 3, the slice-by-slice gather). Every output within
 ///            0.022 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
 ///

@@ -111,6 +111,26 @@ TEST_CASE("bench: the full report lists failures with their reason and escapes t
   CHECK(md.find("Not measured: conv_layer_bench ended with killed by signal 11") != std::string::npos);
 }
 
+TEST_CASE("bench: a layer run on wide values says so, and a transform that breaks the FP32 rule there is marked wrong",
+          "[bench]") {
+  json b = sample_bench();
+  const json cudnn = {{"method", "cuDNN (FP32 FMA math)"}, {"detail", "WINOGRAD_NONFUSED"}, {"ms", 0.117},
+                      {"tflops", 63.2}, {"bad_outputs", 1030739}, {"worst_error_over_allowed", 1.47e11}};
+  const json step5 = {{"method", "lab 08 step 5 3xTF32 wgmma"}, {"detail", "2 WG, group-tap"}, {"ms", 0.148},
+                      {"tflops", 50.0}, {"bad_outputs", 0}, {"worst_error_over_allowed", 0.001}};
+  b["layers"] = {{"values", "wide"},
+                 {"layers", json::array({{{"name", "B32 C256→256 14×14 K3 P1"}, {"measurements", {cudnn, step5}}}})}};
+  const std::string md = bench_markdown(b);
+  CHECK(md.find("Values: **wide**") != std::string::npos);
+  CHECK(md.find("| cuDNN (FP32 FMA math) | WINOGRAD_NONFUSED | 0.117 | 63.20 | 100% | **1030739 outputs wrong** |") !=
+        std::string::npos);
+  CHECK(md.find("| lab 08 step 5 3xTF32 wgmma | 2 WG, group-tap | 0.148 | 50.00 | 79% | ok (worst 0.00 of allowed) |") !=
+        std::string::npos);
+  // The default (and a file written before the option existed): no such line.
+  b["layers"].erase("values");
+  CHECK(bench_markdown(b).find("Values: **wide**") == std::string::npos);
+}
+
 namespace {
 
 std::string ncu_csv(const std::vector<std::pair<std::string, std::string>>& launches) {
