@@ -60,21 +60,30 @@ int sm_count() {
   return sms;
 }
 
-template <Precision P, int BM>
-void launch(const ConvLayerArgs& a, const Geometry& g) {
-  static const bool opted_in = [] {  // more than 48 KB of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(tensor_core_gemm<P, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    shared_bytes(BM)));
+/// Launches kKernel, one of the GEMM kernels, over the layer's tiles of bm × bn outputs, with
+/// `splits` blocks sharing each tile's reduction (split-K: atomic adds into a Y zeroed first).
+/// W is the weights as the kernel reads them. A kernel of more than 48 KB of dynamic shared memory
+/// must opt in to it, once.
+template <auto kKernel>
+void launch_split_k(int threads, int smem, int bm, int bn, int splits, const float* W, const ConvLayerArgs& a,
+                    const Geometry& g) {
+  static const bool opted_in = [smem] {
+    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return true;
   }();
   (void)opted_in;
   const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
-  const int splits = split_k(a.shape, BM, sm_count());
   const int per_split = ceil_div(k_tiles, splits);
-  const dim3 grid(ceil_div(g.N, kBlockN), ceil_div(g.M, BM), ceil_div(k_tiles, per_split));
+  const dim3 grid(ceil_div(g.N, bn), ceil_div(g.M, bm), ceil_div(k_tiles, per_split));
   if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
-  tensor_core_gemm<P, BM><<<grid, kThreads, shared_bytes(BM)>>>(a.X, a.W, a.Y, g, per_split, grid.z > 1);
+  kKernel<<<grid, threads, smem>>>(a.X, W, a.Y, g, per_split, grid.z > 1);
   CUDA_CHECK(cudaGetLastError());
+}
+
+template <Precision P, int BM>
+void launch(const ConvLayerArgs& a, const Geometry& g) {
+  launch_split_k<tensor_core_gemm<P, BM>>(kThreads, shared_bytes(BM), BM, kBlockN, split_k(a.shape, BM, sm_count()),
+                                          a.W, a, g);
 }
 
 template <Precision P>
@@ -106,21 +115,10 @@ const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& 
 
 template <int WG, bool GROUP_TAP>
 void launch_wgmma(const ConvLayerArgs& a, const Geometry& g) {
-  static const bool opted_in = [] {  // more than 48 KB of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm<WG, GROUP_TAP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    wgmma_shared_bytes(WG, GROUP_TAP)));
-    return true;
-  }();
-  (void)opted_in;
   const float* W = GROUP_TAP ? weights_in_group_tap_order(a, g) : a.W;
-  const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
-  const int splits = wgmma_split_k(a.shape, WG, sm_count());
-  const int per_split = ceil_div(k_tiles, splits);
-  const dim3 grid(ceil_div(g.N, kWgmmaN), ceil_div(g.M, wgmma_block_m(WG)), ceil_div(k_tiles, per_split));
-  if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
-  wgmma_gemm<WG, GROUP_TAP><<<grid, WG * kWarpgroupThreads, wgmma_shared_bytes(WG, GROUP_TAP)>>>(a.X, W, a.Y, g,
-                                                                                                 per_split, grid.z > 1);
-  CUDA_CHECK(cudaGetLastError());
+  launch_split_k<wgmma_gemm<WG, GROUP_TAP>>(WG * kWarpgroupThreads, wgmma_shared_bytes(WG, GROUP_TAP),
+                                            wgmma_block_m(WG), kWgmmaN, wgmma_split_k(a.shape, WG, sm_count()), W, a,
+                                            g);
 }
 
 /// Step 5 on a layer long enough for 3xTF32: 2 warpgroups a block on more than 64 filters, the
