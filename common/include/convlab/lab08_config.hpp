@@ -236,6 +236,10 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_
           kWgmmaStages * (wgmma_a_slice_floats(warpgroups, group_tap) + kSliceDepth * (kWgmmaN + kPad))) *
          4;
 }
+/// Whether step 5 gathers a slice as one tap of 16 channels (tiles::GroupTapLoader: the reduction
+/// ordered channel group × tap, a bounds test per column and tap instead of per element, and the
+/// weights reordered once per call so that a slice's are contiguous), which needs whole groups of
+/// 16 channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
 CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channels % kSliceDepth == 0; }
 
 /// Step 5's split-K: as split_k, with the slots of wgmma_blocks_per_sm and the work counted per
