@@ -356,8 +356,8 @@ struct GroupTapLoader {
 };
 
 /// W [M][C][K][K] into GroupTapLoader's order: Wg[m][k'] = W[m][G·BK + c][p][q] for
-/// k' = G·(K·K·BK) + (p·K + q)·BK + c. One pass over W (a layer's smallest tensor), each thread a
-/// grid-stride run of consecutive k': the writes are coalesced, the reads K·K floats apart.
+/// k' = G·(K·K·BK) + (p·K + q)·BK + c. One pass over W, grid-stride: consecutive threads write
+/// consecutive k' (coalesced) and read floats K·K apart.
 template <int BK>
 __global__ void order_weights_group_tap(const float* __restrict__ W, float* __restrict__ Wg, Geometry g) {
   const long long total = static_cast<long long>(g.M) * g.Kdim;  // < 2^31: make_geometry refuses more
