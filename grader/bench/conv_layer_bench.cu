@@ -386,6 +386,20 @@ std::string cell(const Measurement* m, const Measurement* cudnn) {
   return fmt::format("{:.1f} ({:.0f}%){}", m->tflops, 100.0 * m->tflops / cudnn->tflops, mark);
 }
 
+/// One measurement as the JSON report writes it: its time and check, or why it did not run.
+json measurement_json(const Measurement& m) {
+  json jm = {{"method", m.method}, {"detail", m.detail}};
+  if (m.error.empty()) {
+    jm["ms"] = m.ms;
+    jm["tflops"] = m.tflops;
+    jm["bad_outputs"] = m.bad;
+    jm["worst_error_over_allowed"] = m.worst;
+  } else {
+    jm["error"] = m.error;
+  }
+  return jm;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -455,18 +469,7 @@ int main(int argc, char** argv) {
       ms = bench.run_all();
     }
     json jl = {{"name", l.name}, {"shape", l.shape.describe()}, {"measurements", json::array()}};
-    for (const auto& m : ms) {
-      json jm = {{"method", m.method}, {"detail", m.detail}};
-      if (m.error.empty()) {
-        jm["ms"] = m.ms;
-        jm["tflops"] = m.tflops;
-        jm["bad_outputs"] = m.bad;
-        jm["worst_error_over_allowed"] = m.worst;
-      } else {
-        jm["error"] = m.error;
-      }
-      jl["measurements"].push_back(jm);
-    }
+    for (const auto& m : ms) jl["measurements"].push_back(measurement_json(m));
     report["layers"].push_back(jl);
     all.emplace_back(l, std::move(ms));
   }
