@@ -16,7 +16,8 @@
 /// Block of W warpgroups (W = wgmma_warpgroups(M)): tile (64·W) × kWgmmaN of Y, warpgroup i its
 /// rows 64i .. 64i + 63, warp w its 16 rows of those. Shared memory: kWgmmaStages raw slices
 /// As (group-tap: [64W][16 + 4], W's rows; else step 2's [16][64W + 8]) and Bs[16][128 + 8], and
-/// planes[2 buffers][big, small][2 k8-steps][kWgmmaPlaneFloats]. Runs on compute capability 9.0 only (H100, H200).
+/// planes[2 buffers][big, small][2 k8-steps][kWgmmaPlaneFloats]. Runs on compute capability 9.0
+/// only (H100, H200).
 ///
 /// Shapes: X [B][C][H][W], W [M][C][K][K] (A, M × C·K·K), Y [B][M][Ho][Wo].
 #pragma once
