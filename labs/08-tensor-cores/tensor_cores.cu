@@ -10,8 +10,9 @@
 //            (a small image, a small batch) share each output's reduction between blocks
 //            (split-K, lab08_config.hpp). Step 5 is step 2 on Hopper's warpgroup MMA
 //            (wgmma_gemm.cuh): B split once per block into shared-memory planes that the tensor
-//            cores read themselves, and, with whole groups of 16 channels, W reordered once per
-//            call into the order its slices are read in; it needs a GPU of compute capability 9.0.
+//            cores read themselves, a block's whole reduction chained on them where the FP32 rule
+//            allows it (step 2 runs elsewhere), and, with whole groups of 16 channels, W reordered
+//            once per call into the order its slices are read in; it needs compute capability 9.0.
 // Achieves:  `grader bench --only layers` times them against cuDNN and lab 06.
 //
 // Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
@@ -113,20 +114,28 @@ const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& 
   return ordered->data();
 }
 
-template <int WG, bool GROUP_TAP>
-void launch_wgmma(const ConvLayerArgs& a, const Geometry& g) {
+template <int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+void launch_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
   const float* W = GROUP_TAP ? weights_in_group_tap_order(a, g) : a.W;
-  launch_split_k<wgmma_gemm<WG, GROUP_TAP>>(WG * kWarpgroupThreads, wgmma_shared_bytes(WG, GROUP_TAP),
-                                            wgmma_block_m(WG), kWgmmaN, wgmma_split_k(a.shape, WG, sm_count()), W, a,
-                                            g);
+  launch_split_k<wgmma_gemm<WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads, wgmma_shared_bytes(WG, GROUP_TAP),
+                                                           wgmma_block_m(WG), kWgmmaN, splits, W, a, g);
 }
 
-/// Step 5 on a layer long enough for 3xTF32: 2 warpgroups a block on more than 64 filters, the
-/// group-tap gather on whole groups of 16 channels (lab08_config.hpp).
+template <int WG, int BLOCKS_PER_SM>
+void run_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
+  if (wgmma_group_tap(g.C)) return launch_wgmma<WG, true, BLOCKS_PER_SM>(a, g, splits);
+  launch_wgmma<WG, false, BLOCKS_PER_SM>(a, g, splits);
+}
+
+/// Step 5 in `splits` parts: 2 warpgroups a block on more than 64 filters, 1 block per SM where
+/// the layer's tiles are too few for 2, the group-tap gather on whole groups of 16 channels
+/// (lab08_config.hpp).
 template <int WG>
-void run_wgmma(const ConvLayerArgs& a, const Geometry& g) {
-  if (wgmma_group_tap(g.C)) return launch_wgmma<WG, true>(a, g);
-  launch_wgmma<WG, false>(a, g);
+void run_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
+  if constexpr (WG == 2) {
+    if (wgmma_layer_blocks_per_sm(a.shape, WG, sm_count()) == 1) return run_wgmma<WG, 1>(a, g, splits);
+  }
+  run_wgmma<WG, 2>(a, g, splits);
 }
 
 }  // namespace
@@ -165,14 +174,14 @@ void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {
   }
   require_wgmma();  // compute capability 9.0 and sm_90a code, or a message that says which is missing
   const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
-  if (g.Kdim < kMinTensorCoreTerms) {  // too short for 3xTF32 to reach FP32 accuracy: as step 2
-    const int outputs = static_cast<int>(a.shape.output_elements());
-    direct_fp32<<<ceil_div(outputs, 256), 256>>>(a.X, a.W, a.Y, g, outputs);
-    CUDA_CHECK(cudaGetLastError());
-    return;
-  }
-  if (wgmma_warpgroups(g.M) == 2) return run_wgmma<2>(a, g);
-  run_wgmma<1>(a, g);
+  const int warpgroups = wgmma_warpgroups(g.M);
+  const int splits = wgmma_split_k(a.shape, warpgroups, sm_count());
+  // A reduction too short for the chain's truncations to keep the FP32 rule (fewer than about
+  // 100 terms): step 2, whose float32 addition per slice bounds them (and which hands fewer than
+  // 35 terms to the CUDA cores).
+  if (!wgmma_chain_fits(g.Kdim, splits)) return conv_layer_tf32x3(a);
+  if (warpgroups == 2) return run_wgmma<2>(a, g, splits);
+  run_wgmma<1>(a, g, splits);
 }
 
 }  // namespace convlab::lab08

@@ -10,8 +10,9 @@
 /// tensor cores read from shared memory themselves: one instruction for what step 2's 8 warps do
 /// with 64. So B is split once per block, into a "big" and a "small" plane in the layout
 /// the wgmma's descriptor reads (your split_into_planes), while the tensor cores multiply the slice
-/// before; and each k8-step is three wgmmas (your wgmma_step_tf32x3), chained into `part`, which
-/// the given kernel adds to `acc` once per slice, as step 2's.
+/// before; and each k8-step is three wgmmas (your wgmma_step_tf32x3), all chained on the tensor
+/// cores into `acc` over the block's whole share of the reduction (the launcher checks that the
+/// truncating additions of that chain keep the FP32 rule, and runs step 2 where they would not).
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M)): tile (64·W) × kWgmmaN of Y, warpgroup i its
 /// rows 64i .. 64i + 63, warp w its 16 rows of those. Shared memory: kWgmmaStages raw slices
@@ -52,18 +53,16 @@ __device__ __forceinline__ void split_into_planes(const float (&Bs)[kSliceDepth]
   (void)Bs, (void)big, (void)small;
 }
 
-/// Step 5, the products: one k8-step of the warpgroup's 64 × 128 tile in 3xTF32, into `part`.
+/// Step 5, the products: one k8-step of the warpgroup's 64 × 128 tile in 3xTF32, added to `acc`.
 /// a_big and a_small: this thread's A fragment (wgmma_tf32.cuh's drawing: W's rows, k of this
-/// k8-step), split; big and small: the k8-step's planes of B. When `accumulate` is false (the
-/// slice's first k8-step) the first product starts `part` from zero.
-__device__ __forceinline__ void wgmma_step_tf32x3(float (&part)[kWgmmaAccumulators], const unsigned (&a_big)[4],
-                                                  const unsigned (&a_small)[4], const float* big, const float* small,
-                                                  bool accumulate) {
+/// k8-step), split; big and small: the k8-step's planes of B. The kernel zeroes `acc` once, before
+/// the first slice: every product adds.
+__device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[kWgmmaAccumulators], const unsigned (&a_big)[4],
+                                                  const unsigned (&a_small)[4], const float* big, const float* small) {
   // TODO(step 5): step 2's three products, in its order (small ones first), each one
   //               wgmma_m64n128k8_tf32 with B's descriptor (wgmma_descriptor of the plane):
-  //               a_small with big, a_big with small, a_big with big; only the first may start from
-  //               zero (accumulate), the other two add.
-  (void)part, (void)a_big, (void)a_small, (void)big, (void)small, (void)accumulate;
+  //               a_small with big, a_big with small, a_big with big, all adding to acc.
+  (void)acc, (void)a_big, (void)a_small, (void)big, (void)small;
 }
 // ==== END STEP 5 ====
 
@@ -75,15 +74,17 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&part)[kWgmmaAccumulato
 ///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
 ///      (split_into_planes), fence.proxy.async (the wgmmas read the planes through the async
 ///      proxy); then reuse slice kt's raw stage for slice kt + kWgmmaStages (cp.async);
-///   4. wait for the wgmmas, acc += part (float32, round to nearest), barrier (the other
-///      buffer's planes are complete; this buffer's are free).
+///   4. wait for the wgmmas (they add into `acc` itself: the whole reduction a block sums is
+///      chained on the tensor cores), barrier (the other buffer's planes are complete; this
+///      buffer's are free).
 ///
 /// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
 /// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
 /// tiles::GroupTapLoader (C % 16 == 0; Wt is then W in its order, tiles::order_weights_group_tap,
 /// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
-template <int WG, bool GROUP_TAP>
-__global__ void __launch_bounds__(WG * kWarpgroupThreads, wgmma_blocks_per_sm(WG))
+/// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_blocks_per_sm).
+template <int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+__global__ void __launch_bounds__(WG * kWarpgroupThreads, BLOCKS_PER_SM)
 wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
            int k_tiles_per_split, bool atomic) {
   constexpr int BM = wgmma_block_m(WG), BN = kWgmmaN, BK = kSliceDepth, S = kWgmmaStages;
@@ -124,8 +125,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   if (kt_begin >= kt_end) return;
   Loader load(g, m0, n0, kt_begin);
 
-  float acc[kWgmmaAccumulators] = {};   // acc[i]: D's register i of the warpgroup's tile (wgmma_tf32.cuh)
-  float part[kWgmmaAccumulators] = {};  // the current slice's sum, on the tensor cores
+  float acc[kWgmmaAccumulators] = {};  // acc[i]: D's register i of the warpgroup's tile (wgmma_tf32.cuh)
 
   // Prologue: slices kt_begin .. kt_begin + S - 1 in flight, one commit group each; the first
   // split into buffer 0.
@@ -151,11 +151,11 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
       split_tf32(a_at(As[stage], k + 4, row), a_big[ks][2], a_small[ks][2]);
       split_tf32(a_at(As[stage], k + 4, row + 8), a_big[ks][3], a_small[ks][3]);
     }
-    wgmma_fence();  // the A registers and part (read by acc += part) before the wgmmas
+    wgmma_fence();  // the A registers (and, before the first, acc's zeros) before the wgmmas
 #pragma unroll
     for (int ks = 0; ks < 2; ++ks) {
-      wgmma_step_tf32x3(part, a_big[ks], a_small[ks], plane(buf, 0) + ks * kWgmmaPlaneFloats,
-                        plane(buf, 1) + ks * kWgmmaPlaneFloats, ks != 0);
+      wgmma_step_tf32x3(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * kWgmmaPlaneFloats,
+                        plane(buf, 1) + ks * kWgmmaPlaneFloats);
     }
     wgmma_commit_group();
 
@@ -169,9 +169,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
     if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
     tiles::copy_async_commit();
 
-    wgmma_wait_group<0>();
-#pragma unroll
-    for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] += part[i];  // the slice's sum, rounded to nearest
+    wgmma_wait_group<0>();  // slice kt's wgmmas: buffer buf and the A registers are free
     __syncthreads();  // buffer buf ^ 1 is whole for every warpgroup, and buf is free for slice kt + 2
     stage = next_stage;
     buf ^= 1;

@@ -29,9 +29,34 @@ TEST_CASE("lab08 step 5: a layer of 64 filters takes one warpgroup a block, one 
   CHECK(lab08::wgmma_warpgroups(65) == 2);
   CHECK(lab08::wgmma_block_m(1) == 64);
   CHECK(lab08::wgmma_block_m(2) == 128);
-  CHECK(lab08::wgmma_blocks_per_sm(1) == 2);
-  CHECK(lab08::wgmma_blocks_per_sm(2) == 1);
   CHECK(lab08::kWgmmaAccumulators == 64);
+}
+
+TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM; two-warpgroup blocks 2 from 2 tiles an SM, 1 below",
+          "[lab08][wgmma]") {
+  CHECK(lab08::wgmma_blocks_per_sm(1, 1, 132) == 2);
+  CHECK(lab08::wgmma_blocks_per_sm(1, 100000, 132) == 2);
+  CHECK(lab08::wgmma_blocks_per_sm(2, 264, 132) == 2);
+  CHECK(lab08::wgmma_blocks_per_sm(2, 263, 132) == 1);
+  // The bench layers on an H200's 132 SMs: 14x14's 98 tiles one a block, 128x128's 1024 two.
+  CHECK(lab08::wgmma_layer_blocks_per_sm(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 2, 132) == 1);
+  CHECK(lab08::wgmma_layer_blocks_per_sm(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 2, 132) == 2);
+}
+
+TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one part, not at 92; the 14x14 layer's 4 "
+          "parts of 36 slices are 456 units of its 2304",
+          "[lab08][wgmma]") {
+  // 20 a product (the split) + 12 a slice (6 truncating additions of 2 units) + 1 a part.
+  CHECK(lab08::wgmma_chain_error_units(96, 1) == 20 + 12 * 6 + 1);
+  CHECK(lab08::wgmma_chain_error_units(93, 1) == 93);  // 6 slices, the last partial
+  CHECK(lab08::wgmma_chain_fits(93, 1));
+  CHECK_FALSE(lab08::wgmma_chain_fits(92, 1));
+  CHECK_FALSE(lab08::wgmma_chain_fits(35, 1));  // step 2's threshold: too short for the chain
+  CHECK(lab08::wgmma_chain_error_units(2304, 4) == 20 + 12 * 36 + 4);
+  // Parts as launch_split_k makes them: 10 slices in 4 asked-for parts are 3 of 3 and one of 1.
+  CHECK(lab08::wgmma_chain_error_units(160, 4) == 20 + 12 * 3 + 4);
+  CHECK(lab08::wgmma_chain_error_units(160, 5) == 20 + 12 * 2 + 5);
+  CHECK(lab08::wgmma_chain_error_units(160, 6) == 20 + 12 * 2 + 5);  // ⌈10/6⌉ = 2 a part: 5 parts
 }
 
 TEST_CASE("lab08 step 5: 16 and 32 channels are gathered channel group x tap, 15, 17 and 3 slice by slice as steps 1 "
@@ -55,8 +80,8 @@ TEST_CASE("lab08 step 5: a block's shared memory is 8 planes of 4 KB and 3 raw s
   CHECK(lab08::wgmma_shared_bytes(2, true) == 32768 + 3 * (128 * 20 + 16 * 136) * 4);   // 89,600
   // An SM of 228 KB keeps 1 KB per block for the system.
   for (const bool group_tap : {false, true}) {
-    CHECK(lab08::wgmma_blocks_per_sm(1) * (lab08::wgmma_shared_bytes(1, group_tap) + 1024) <= 228 * 1024);
-    CHECK(lab08::wgmma_blocks_per_sm(2) * (lab08::wgmma_shared_bytes(2, group_tap) + 1024) <= 228 * 1024);
+    CHECK(2 * (lab08::wgmma_shared_bytes(1, group_tap) + 1024) <= 228 * 1024);
+    CHECK(2 * (lab08::wgmma_shared_bytes(2, group_tap) + 1024) <= 228 * 1024);
   }
 }
 
@@ -88,7 +113,8 @@ TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, 
   CHECK(wgmma_split_k(layer(132, 256, 64, 16, 16, 1, 1, 0, 1), 1, 132) == 1);  // 264 tiles, 16 slices
   CHECK(wgmma_split_k(layer(1, 256, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 2);  // 263 tiles: 2 splits of 8 slices
   CHECK(wgmma_split_k(layer(1, 240, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 1);  // 15 slices: no 2 splits of 8
-  // Two warpgroups: one block per SM, 132 slots; 131 tiles of 128 rows want a split, 132 do not.
+  // Two warpgroups below 264 tiles: one block per SM, 132 slots; 131 tiles of 128 rows want a
+  // split, 132 do not.
   CHECK(wgmma_split_k(layer(1, 256, 128, 132, 128, 1, 1, 0, 1), 2, 132) == 1);
   CHECK(wgmma_split_k(layer(1, 256, 128, 131, 128, 1, 1, 0, 1), 2, 132) == 2);
 }
@@ -119,9 +145,11 @@ TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 issues 392 blocks x 2 w
   CHECK(wg.instructions == 392LL * 2 * 36 * 6);
   CHECK(wg.mmas == 677376);  // sm__inst_executed_pipe_tensor_op_gmma.sum, NVIDIA H200, scratch program
   CHECK(wg.mma_flops == Approx(2.0 * 64 * 128 * 8 * 392 * 2 * 36 * 6));
-  // Step 2's arithmetic: its bound, FP32-accurate; step 2's multiply-adds on whole tiles (6272 = 49·128).
-  CHECK(wg.error_bound_units == a.step("tf32x3").error_bound_units);
-  CHECK(wg.fp32_ratio <= 1);
+  // Step 2's products, chained over 36 slices a block: 20 + 12·36 + 4 units of the rule's 2304;
+  // step 2's multiply-adds on whole tiles (6272 = 49·128).
+  CHECK_FALSE(wg.runs_step2);
+  CHECK(wg.error_bound_units == 20 + 12 * 36 + 4);
+  CHECK(wg.fp32_ratio == Approx(456.0 / 2304));
   CHECK(wg.issued_fmas == a.step("tf32x3").issued_fmas);
   CHECK(wg.global_stores == 4LL * 32 * 256 * 196);  // an atomic add per split
 }
@@ -147,14 +175,25 @@ TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by han
   CHECK(sliced.instructions == 54);
 }
 
-TEST_CASE("lab08 analysis: step 5 runs on the CUDA cores below 35 terms, as step 2, and on wgmma from 35",
+TEST_CASE("lab08 analysis: step 5 runs wgmma from 93 terms, step 2's kernel at 92 and at 35, the CUDA cores at 34",
           "[analysis][lab08][wgmma]") {
-  static_assert(lab08::kMinTensorCoreTerms == 35, "the two layers below sit at the edge");
+  static_assert(lab08::kMinTensorCoreTerms == 35, "the layers below sit at step 2's edge");
+  // C·K·K = n as n channels of a 1×1 mask; 2·9·9 columns: 2 tiles, not split.
+  const TensorCoreAnalysis chained = analyze_lab08(layer(2, 93, 8, 9, 9, 1, 1, 0, 1), 132);
+  const TensorCoreAnalysis short_chain = analyze_lab08(layer(2, 92, 8, 9, 9, 1, 1, 0, 1), 132);
   const TensorCoreAnalysis at = analyze_lab08(layer(2, 35, 8, 9, 9, 1, 1, 0, 1), 132);
   const TensorCoreAnalysis below = analyze_lab08(layer(2, 34, 8, 9, 9, 1, 1, 0, 1), 132);
-  CHECK_FALSE(at.step("tf32x3_wgmma").on_cuda_cores);
-  CHECK(at.step("tf32x3_wgmma").mmas > 0);
-  CHECK(at.step("tf32x3_wgmma").fp32_ratio <= 1);
+  CHECK(chained.step("tf32x3_wgmma").instruction == TensorInstruction::wgmma);
+  CHECK_FALSE(chained.step("tf32x3_wgmma").runs_step2);
+  CHECK(chained.step("tf32x3_wgmma").fp32_ratio == Approx(1.0));
+  for (const TensorCoreAnalysis* a : {&short_chain, &at}) {
+    const TensorCoreStep& wg = a->step("tf32x3_wgmma");
+    CHECK(wg.runs_step2);
+    CHECK(wg.instruction == TensorInstruction::mma_sync);
+    CHECK(wg.mmas == a->step("tf32x3").mmas);
+    CHECK(wg.mmas > 0);
+    CHECK(wg.fp32_ratio <= 1);
+  }
   CHECK(below.step("tf32x3_wgmma").on_cuda_cores);
   CHECK(below.step("tf32x3_wgmma").mmas == 0);
   CHECK(below.step("tf32x3_wgmma").issued_fmas == below.useful_fmas);

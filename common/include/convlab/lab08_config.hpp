@@ -190,8 +190,10 @@ static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "fragm
 // 64×8 tile of A, from its registers, by an 8×128 tile of B, read from shared memory through a
 // descriptor, into 64 float32 accumulators a thread. A block of W warpgroups (W from
 // wgmma_warpgroups) owns a (64·W) × 128 tile of Y; each 16-deep slice is two k8-steps of three
-// wgmmas (x_small·w_big, x_big·w_small, x_big·w_big), chained into `part` and added to the float32
-// accumulators once per slice, as step 2 does: step 2's error bound.
+// wgmmas (x_small·w_big, x_big·w_small, x_big·w_big), all chained on the tensor cores into the
+// accumulators over the block's whole share of the reduction: no float32 addition per slice, an
+// error bound that grows with the slices a block sums (wgmma_chain_error_units), which the
+// launcher checks against the FP32 rule before it runs step 5 (else step 2's kernel runs).
 
 inline constexpr int kWgmmaM = 64;   ///< rows of A and D one warpgroup multiplies: 16 per warp
 inline constexpr int kWgmmaN = 128;  ///< columns of B and D: the block tile's columns
@@ -215,9 +217,13 @@ inline constexpr int kWgmmaPlanes = 2 * 2 * (kSliceDepth / kWgmmaK);
 CONVLAB_HOST_DEVICE constexpr int wgmma_warpgroups(int filters) { return filters > 64 ? 2 : 1; }
 /// The block tile's rows: 64 per warpgroup.
 CONVLAB_HOST_DEVICE constexpr int wgmma_block_m(int warpgroups) { return kWgmmaM * warpgroups; }
-/// Blocks per SM the kernel is compiled for (__launch_bounds__): a thread holds 128 accumulators
-/// (acc and part), so 2 blocks of one warpgroup fit an SM's registers, and 1 of two.
-CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups) { return warpgroups == 1 ? 2 : 1; }
+/// Blocks per SM step 5 runs at (its kernel's __launch_bounds__): 2, whose registers fit a thread's
+/// 64 accumulators at 128 registers, except a layer of two-warpgroup tiles too few to give every
+/// SM two (`tiles` < 2·`sms`), which runs 1 block per SM, split-K: B32 C256→256 14×14's 98 tiles
+/// took 0.137 ms at 1 block per SM in 4 splits and 0.151 at 2 in 8 (H200, 2026-11-29).
+CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups, long long tiles, int sms) {
+  return warpgroups == 1 || tiles >= 2LL * sms ? 2 : 1;
+}
 /// Padding of a group-tap A row in shared memory, As[m][kSliceDepth + kGroupTapPad]: rows of 80
 /// bytes start 16-byte aligned (16-byte copies), and a warp's fragment reads (8 rows × 4 k) fall
 /// in 32 different banks (row r starts at bank 20·r mod 32).
@@ -242,13 +248,34 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_
 /// 16 channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
 CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channels % kSliceDepth == 0; }
 
-/// Step 5's split-K: as split_k, with the slots of wgmma_blocks_per_sm and the work counted per
-/// slot (the rule the scratch program measured; for 2 warpgroups, 1 block per SM, it is split_k's).
-/// B32 C256→256 14×14 on 132 SMs: 98 tiles of 128 rows, split 4.
+/// Step 5's blocks per SM on layer `s` (wgmma_blocks_per_sm of its tiles).
+inline int wgmma_layer_blocks_per_sm(const ConvLayerShape& s, int warpgroups, int sms) {
+  return wgmma_blocks_per_sm(warpgroups, split_work(s, wgmma_block_m(warpgroups), kWgmmaN).tiles, sms);
+}
+/// Step 5's split-K: as split_k, with the slots of wgmma_layer_blocks_per_sm and the work counted
+/// per slot (the rule the scratch program measured; at 1 block per SM it is split_k's).
+/// B32 C256→256 14×14 on 132 SMs: 98 tiles of 128 rows, 1 block per SM, split 4.
 inline int wgmma_split_k(const ConvLayerShape& s, int warpgroups, int sms) {
   const SplitWork w = split_work(s, wgmma_block_m(warpgroups), kWgmmaN);
-  const long long slots = static_cast<long long>(sms) * wgmma_blocks_per_sm(warpgroups);
+  const long long slots = static_cast<long long>(sms) * wgmma_blocks_per_sm(warpgroups, w.tiles, sms);
   return least_busy_split(w.tiles, w.slices, slots, slots);
+}
+
+/// Step 5's error bound, in units of 2^-24·S (docs/design.md, Tolerance), for a reduction of
+/// `kdim` terms summed in `splits` parts: 20 a product from the split (as step 2), 2 for each of
+/// the 6 truncating wgmma additions of every slice a block sums, each off by at most 2^-23 of the
+/// block's partial sum, and 1 for each part's float32 atomic addition into Y.
+CONVLAB_HOST_DEVICE constexpr long long wgmma_chain_error_units(long long kdim, int splits) {
+  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
+  const long long per_block = (slices + splits - 1) / splits;  // as launch_split_k divides them
+  const long long parts = (slices + per_block - 1) / per_block;
+  return 20 + 12 * per_block + parts;
+}
+/// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: from about 100 terms
+/// (C·K·K = 96 in one part: 20 + 72 + 1 = 93); B32 C256→256 14×14, n = 2304 in 4 parts of 36
+/// slices: 20 + 432 + 4 = 456 units.
+CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits) {
+  return wgmma_chain_error_units(kdim, splits) <= kdim;
 }
 
 /// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).

@@ -32,6 +32,11 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
                        wgmma ? fmt::format(", on Hopper's wgmma (compute capability {}.{} only)",
                                            lab08::kWgmmaComputeCapability / 10, lab08::kWgmmaComputeCapability % 10)
                              : "");
+    if (st.runs_step2) {
+      out += fmt::format("    n = {}: too few terms for the chained wgmma sums to keep the FP32 rule; the launcher runs "
+                         "step 2's kernel, counted here as step 2\n",
+                         a.n);
+    }
     if (st.on_cuda_cores) {
       out += fmt::format("    n = {} < {}: float32 FMAs on CUDA cores, one output per thread (no MMA)\n", a.n,
                          lab08::kMinTensorCoreTerms);
@@ -81,6 +86,7 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
                         {"instruction", wgmma ? "wgmma.mma_async.m64n128k8" : "mma.sync.m16n8k8"},
                         {"instructions", st.instructions},
                         {"on_cuda_cores", st.on_cuda_cores},
+                        {"runs_step2", st.runs_step2},
                         {"plan", {{"bm", st.plan.bm}, {"bn", st.plan.bn}, {"bk", st.plan.bk}, {"splits", st.effective_splits}}},
                         {"mmas", st.mmas},
                         {"mma_flops", st.mma_flops},

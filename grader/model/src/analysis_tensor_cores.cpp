@@ -92,29 +92,29 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
     s->mma_flops = kMmaFlops * static_cast<double>(s->mmas);
   }
 
-  // Step 5: step 2's arithmetic on wgmma.m64n128k8, a warpgroup's 64 × 128 × 8 per instruction.
+  // Step 5: step 2's products on wgmma.m64n128k8, a warpgroup's 64 × 128 × 8 per instruction,
+  // chained over a block's whole share of the reduction where that keeps the FP32 rule; else the
+  // launcher runs step 2's kernel (the CUDA cores below 35 terms).
   TensorCoreStep wg;
-  wg.name = "tf32x3_wgmma";
-  wg.products = 3;
-  wg.instruction = TensorInstruction::wgmma;
-  wg.on_cuda_cores = three.on_cuda_cores;  // the same launcher rule: C·K·K < kMinTensorCoreTerms
-  if (wg.on_cuda_cores) {
-    wg.issued_fmas = three.issued_fmas;
-    wg.global_stores = three.global_stores;
+  const int warpgroups = lab08::wgmma_warpgroups(layer.filters);
+  const int splits = lab08::wgmma_split_k(layer, warpgroups, sms);
+  if (!lab08::wgmma_chain_fits(a.n, splits)) {
+    wg = three;
+    wg.runs_step2 = true;
   } else {
-    wg.warpgroups = lab08::wgmma_warpgroups(layer.filters);
+    wg.products = 3;
+    wg.instruction = TensorInstruction::wgmma;
+    wg.warpgroups = warpgroups;
     wg.group_tap = lab08::wgmma_group_tap(layer.channels);
-    walk_tiles(layer,
-               GemmPlan{lab08::wgmma_block_m(wg.warpgroups), lab08::kWgmmaN,
-                        lab08::wgmma_split_k(layer, wg.warpgroups, sms), lab08::kSliceDepth},
-               wg);
+    walk_tiles(layer, GemmPlan{lab08::wgmma_block_m(wg.warpgroups), lab08::kWgmmaN, splits, lab08::kSliceDepth}, wg);
     // whole tiles: every slice of every block tile, all warpgroups, 3 products per k8-step
     constexpr long long kFmasPerWgmma = lab08::kWgmmaM * lab08::kWgmmaN * lab08::kWgmmaK;
     wg.instructions = 3 * (wg.issued_fmas / kFmasPerWgmma);
     wg.mmas = kWarpgroupThreads / 32 * wg.instructions;  // ncu: once per warp of the warpgroup
     wg.mma_flops = 2.0 * static_cast<double>(kFmasPerWgmma) * static_cast<double>(wg.instructions);
+    wg.error_bound_units = static_cast<double>(lab08::wgmma_chain_error_units(a.n, splits));
   }
-  wg.error_bound_units = three.error_bound_units;
+  wg.name = "tf32x3_wgmma";
   wg.allowed_units = n;
 
   for (TensorCoreStep* s : {&one, &three, &wg}) s->fp32_ratio = s->error_bound_units / n;

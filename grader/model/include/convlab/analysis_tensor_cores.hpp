@@ -47,6 +47,9 @@ struct TensorCoreStep {
   int warpgroups = 0;           ///< wgmma: warpgroups per block (lab08::wgmma_warpgroups); 0 for mma.sync
   bool group_tap = false;       ///< wgmma: slices gathered channel group × tap (lab08::wgmma_group_tap)
   bool on_cuda_cores = false;   ///< steps 2 and 5 on a reduction too short for 3xTF32: float32 FMAs
+  /// Step 5 on a reduction too short for its chained sums to keep the FP32 rule
+  /// (lab08::wgmma_chain_fits): the launcher runs step 2's kernel, and this step counts as step 2.
+  bool runs_step2 = false;
   GemmPlan plan;                ///< BM × 128 × 16, split-K
   int effective_splits = 1;     ///< splits after the launcher drops empty ones
   long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
