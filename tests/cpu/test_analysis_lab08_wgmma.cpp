@@ -32,7 +32,7 @@ TEST_CASE("lab08 step 5: a layer of 64 filters takes one warpgroup a block, one 
   CHECK(lab08::kWgmmaAccumulators == 64);
 }
 
-TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM; two-warpgroup blocks 2 from 2 tiles an SM, 1 below",
+TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM, two-warpgroup blocks 2 from 2 tiles an SM and 1 below",
           "[lab08][wgmma]") {
   CHECK(lab08::wgmma_blocks_per_sm(1, 1, 132) == 2);
   CHECK(lab08::wgmma_blocks_per_sm(1, 100000, 132) == 2);
@@ -43,7 +43,7 @@ TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM; two-warpgroup blocks 
   CHECK(lab08::wgmma_layer_blocks_per_sm(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 2, 132) == 2);
 }
 
-TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one part, not at 92; the 14x14 layer's 4 "
+TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one part, not at 92, and the 14x14 layer's 4 "
           "parts of 36 slices are 456 units of its 2304",
           "[lab08][wgmma]") {
   // 20 a product (the split) + 12 a slice (6 truncating additions of 2 units) + 1 a part.
