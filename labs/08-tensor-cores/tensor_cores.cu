@@ -176,9 +176,9 @@ void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {
   const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
   const int warpgroups = wgmma_warpgroups(g.M);
   const int splits = wgmma_split_k(a.shape, warpgroups, sm_count());
-  // A reduction too short for the chain's truncations to keep the FP32 rule (fewer than about
-  // 100 terms): step 2, whose float32 addition per slice bounds them (and which hands fewer than
-  // 35 terms to the CUDA cores).
+  // A reduction too short for the chain's truncations to keep the FP32 rule (fewer than 93 terms
+  // in one part): step 2, whose float32 addition per slice bounds them (and which hands fewer
+  // than 35 terms to the CUDA cores).
   if (!wgmma_chain_fits(g.Kdim, splits)) return conv_layer_tf32x3(a);
   if (warpgroups == 2) return run_wgmma<2>(a, g, splits);
   run_wgmma<1>(a, g, splits);

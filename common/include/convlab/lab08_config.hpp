@@ -271,8 +271,8 @@ CONVLAB_HOST_DEVICE constexpr long long wgmma_chain_error_units(long long kdim, 
   const long long parts = (slices + per_block - 1) / per_block;
   return 20 + 12 * per_block + parts;
 }
-/// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: from about 100 terms
-/// (C·K·K = 96 in one part: 20 + 72 + 1 = 93); B32 C256→256 14×14, n = 2304 in 4 parts of 36
+/// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: in one part from
+/// n = 93 (6 slices: 20 + 72 + 1 = 93), not at 92; B32 C256→256 14×14, n = 2304 in 4 parts of 36
 /// slices: 20 + 432 + 4 = 456 units.
 CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits) {
   return wgmma_chain_error_units(kdim, splits) <= kdim;
