@@ -240,7 +240,7 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2 and 5 
     if (l.step1_breaks) CHECK_FALSE(one_fp32.ok());
     // Step 2's worst error is a small part of what FP32 allows: not a near miss.
     CHECK(three_fp32.worst_error_ratio < 0.5);
-    if (wgmma_here()) {  // step 5: step 2's arithmetic on wgmma, the same margin
+    if (wgmma_here()) {  // step 5: step 2's products on wgmma (or step 2 itself on short reductions), the same margin
       const Tensor<float> wg = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
       const CompareResult wg_fp32 = compare_outputs(wg, *c.expected, abs_sum, n, Tolerance::fp32());
       INFO("step 5, FP32 rule: " << wg_fp32.summary() << "\n" << wg_fp32.details());

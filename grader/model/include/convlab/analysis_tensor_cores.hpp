@@ -14,14 +14,16 @@
 /// k-step for step 2 (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
 /// cores instead: no MMA, one FMA per useful multiply-add.
 ///
-/// Step 5 (tf32x3_wgmma, Hopper) runs step 2's arithmetic on `wgmma.mma_async.m64n128k8`: blocks of
+/// Step 5 (tf32x3_wgmma, Hopper) forms step 2's products on `wgmma.mma_async.m64n128k8`: blocks of
 /// W = lab08::wgmma_warpgroups warpgroups own (64·W) × 128 tiles, split-K from lab08::wgmma_split_k;
 /// each warpgroup issues 3 wgmmas per k8-step, 6 per 16-deep slice, so a layer's wgmmas are
 /// blocks × W × slices per block × 6, summed over the splits: tiles × W × slices × 6. Nsight
 /// Compute's `sm__inst_executed_pipe_tensor_op_gmma.sum` counts a warpgroup's instruction once per
 /// warp, 4 times (measured on an H200 for B32 C256→256 14×14: 677,376 = 392 blocks × 2 × 36 × 6 × 4).
 /// Its loader copies what steps 1 and 2's does (the same elements of the unrolled matrix, in
-/// another order when it gathers channel group × tap), and its error bound is step 2's.
+/// another order when it gathers channel group × tap). Its sums chain over a block's whole share of
+/// the reduction, so its error bound is lab08::wgmma_chain_error_units; where that would break the
+/// FP32 rule the launcher runs step 2's kernel, and the model counts step 2 (`runs_step2`).
 #pragma once
 
 #include <string>
