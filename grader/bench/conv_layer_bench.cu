@@ -178,11 +178,17 @@ class LayerBench {
 
   [[nodiscard]] ConvLayerArgs args(float* y) const { return {X_.data(), W_.data(), y, s_}; }
 
-  // Lab 08 step 5's configuration on this layer (lab08_config.hpp), as its launcher picks it.
+  // Lab 08 step 5's configuration on this layer (lab08::wgmma_plan), as its launcher picks it:
+  // block tile BM × N × DEPTH, the gather, the split.
   [[nodiscard]] std::string wgmma_detail() const {
     namespace l8 = convlab::lab08;
-    const int wg = l8::wgmma_warpgroups(s_.filters);
-    return fmt::format("3xTF32 wgmma, {} WG{}", wg, l8::wgmma_group_tap(s_.channels) ? ", group-tap" : "");
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const l8::WgmmaPlan p = l8::wgmma_plan(s_, sms);
+    if (!p.chain_fits) return "3xTF32, step 2's kernel";
+    return fmt::format("3xTF32 wgmma {}x{}x{}{}{}", l8::wgmma_block_m(p.warpgroups), p.n, p.depth,
+                       p.group_tap ? " group-tap" : "", p.splits > 1 ? fmt::format(" split-K {}", p.splits) : "");
   }
 
   // Times `launch` (which writes Y) after one checked run. `u` is the unit roundoff of the

@@ -11,8 +11,9 @@
 //            (split-K, lab08_config.hpp). Step 5 is step 2 on Hopper's warpgroup MMA
 //            (wgmma_gemm.cuh): B split once per block into shared-memory planes that the tensor
 //            cores read themselves, a block's whole reduction chained on them where the FP32 rule
-//            allows it (step 2 runs elsewhere), and, with whole groups of 16 channels, W reordered
-//            once per call into the order its slices are read in; it needs compute capability 9.0.
+//            allows it (step 2 runs elsewhere), a narrower tile for layers of few tiles, and, with
+//            whole groups of a slice's channels, W reordered once per call into the order its
+//            slices are read in; it needs compute capability 9.0.
 // Achieves:  `grader bench --only layers` times them against cuDNN and lab 06.
 //
 // Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
@@ -61,19 +62,19 @@ int sm_count() {
   return sms;
 }
 
-/// Launches kKernel, one of the GEMM kernels, over the layer's tiles of bm × bn outputs, with
-/// `splits` blocks sharing each tile's reduction (split-K: atomic adds into a Y zeroed first).
-/// W is the weights as the kernel reads them. A kernel of more than 48 KB of dynamic shared memory
-/// must opt in to it, once.
+/// Launches kKernel, one of the GEMM kernels, over the layer's tiles of bm × bn outputs and slices
+/// `depth` deep, with `splits` blocks sharing each tile's reduction (split-K: atomic adds into a Y
+/// zeroed first). W is the weights as the kernel reads them. A kernel of more than 48 KB of
+/// dynamic shared memory must opt in to it, once.
 template <auto kKernel>
 void launch_split_k(int threads, int smem, int bm, int bn, int splits, const float* W, const ConvLayerArgs& a,
-                    const Geometry& g) {
+                    const Geometry& g, int depth = kSliceDepth) {
   static const bool opted_in = [smem] {
     CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return true;
   }();
   (void)opted_in;
-  const int k_tiles = ceil_div(g.Kdim, kSliceDepth);
+  const int k_tiles = ceil_div(g.Kdim, depth);
   const int per_split = ceil_div(k_tiles, splits);
   const dim3 grid(ceil_div(g.N, bn), ceil_div(g.M, bm), ceil_div(k_tiles, per_split));
   if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
@@ -97,10 +98,11 @@ void run(const ConvLayerArgs& a) {
   launch<P, 64>(a, g);
 }
 
-/// W in the order of tiles::GroupTapLoader (tiles::order_weights_group_tap), in a buffer kept
-/// between calls and grown to the largest layer seen. One pass over W per call, so that every
-/// block does not fetch each weight of a slice in a 32-byte sector of its own: 10–16 % off step 5
-/// on the bench layers (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+/// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (tiles::order_weights_group_tap),
+/// in a buffer kept between calls and grown to the largest layer seen. One pass over W per call, so
+/// that every block does not fetch each weight of a slice in a 32-byte sector of its own: 10–16 %
+/// off step 5 on the bench layers (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+template <int DEPTH>
 const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& g) {
   static std::unique_ptr<DeviceBuffer<float>> ordered;
   const std::size_t n = a.shape.weight_elements();
@@ -109,33 +111,31 @@ const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& 
     ordered = std::make_unique<DeviceBuffer<float>>(n, 0);
   }
   const int blocks = static_cast<int>(std::min<std::size_t>(ceil_div(n, std::size_t{256}), 4096));
-  tiles::order_weights_group_tap<kSliceDepth><<<blocks, 256>>>(a.W, ordered->data(), g);
+  tiles::order_weights_group_tap<DEPTH><<<blocks, 256>>>(a.W, ordered->data(), g);
   CUDA_CHECK(cudaGetLastError());
   return ordered->data();
 }
 
-template <int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
-void launch_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
-  const float* W = GROUP_TAP ? weights_in_group_tap_order(a, g) : a.W;
-  launch_split_k<wgmma_gemm<WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads, wgmma_shared_bytes(WG, GROUP_TAP),
-                                                           wgmma_block_m(WG), kWgmmaN, splits, W, a, g);
+template <typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+void launch_wgmma(const ConvLayerArgs& a, int splits) {
+  const Geometry g = tiles::make_geometry(a.shape, Tile::DEPTH);
+  const float* W = GROUP_TAP ? weights_in_group_tap_order<Tile::DEPTH>(a, g) : a.W;
+  launch_split_k<wgmma_gemm<Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads,
+                                                                 wgmma_shared_bytes<Tile>(WG, GROUP_TAP),
+                                                                 wgmma_block_m(WG), Tile::N, splits, W, a, g, Tile::DEPTH);
 }
 
-template <int WG, int BLOCKS_PER_SM>
-void run_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
-  if (wgmma_group_tap(g.C)) return launch_wgmma<WG, true, BLOCKS_PER_SM>(a, g, splits);
-  launch_wgmma<WG, false, BLOCKS_PER_SM>(a, g, splits);
-}
-
-/// Step 5 in `splits` parts: 2 warpgroups a block on more than 64 filters, 1 block per SM where
-/// the layer's tiles are too few for 2, the group-tap gather on whole groups of 16 channels
-/// (lab08_config.hpp).
+/// The wide tile: the group-tap gather on whole groups of 16 channels, 1 or 2 blocks per SM.
 template <int WG>
-void run_wgmma(const ConvLayerArgs& a, const Geometry& g, int splits) {
+void run_wide(const ConvLayerArgs& a, const WgmmaPlan& p) {
   if constexpr (WG == 2) {
-    if (wgmma_layer_blocks_per_sm(a.shape, WG, sm_count()) == 1) return run_wgmma<WG, 1>(a, g, splits);
+    if (p.blocks_per_sm == 1) {
+      if (p.group_tap) return launch_wgmma<WgmmaWide, WG, true, 1>(a, p.splits);
+      return launch_wgmma<WgmmaWide, WG, false, 1>(a, p.splits);
+    }
   }
-  run_wgmma<WG, 2>(a, g, splits);
+  if (p.group_tap) return launch_wgmma<WgmmaWide, WG, true, 2>(a, p.splits);
+  launch_wgmma<WgmmaWide, WG, false, 2>(a, p.splits);
 }
 
 }  // namespace
@@ -173,15 +173,15 @@ void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {
                            "(tensor_core_gemm.cuh)");
   }
   require_wgmma();  // compute capability 9.0 and sm_90a code, or a message that says which is missing
-  const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
-  const int warpgroups = wgmma_warpgroups(g.M);
-  const int splits = wgmma_split_k(a.shape, warpgroups, sm_count());
+  (void)tiles::make_geometry(a.shape, kSliceDepth);  // the shape's checks before any plan
+  const WgmmaPlan p = wgmma_plan(a.shape, sm_count());
   // A reduction too short for the chain's truncations to keep the FP32 rule (fewer than 93 terms
   // in one part): step 2, whose float32 addition per slice bounds them (and which hands fewer
   // than 35 terms to the CUDA cores).
-  if (!wgmma_chain_fits(g.Kdim, splits)) return conv_layer_tf32x3(a);
-  if (warpgroups == 2) return run_wgmma<2>(a, g, splits);
-  run_wgmma<1>(a, g, splits);
+  if (!p.chain_fits) return conv_layer_tf32x3(a);
+  if (p.narrow) return launch_wgmma<WgmmaNarrow, 2, true, 2>(a, p.splits);  // wgmma_plan: 2 warpgroups, group-tap
+  if (p.warpgroups == 2) return run_wide<2>(a, p);
+  run_wide<1>(a, p);
 }
 
 }  // namespace convlab::lab08

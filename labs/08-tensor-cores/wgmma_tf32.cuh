@@ -7,14 +7,15 @@
 /// Instructions" (wgmma.mma_async with .tf32, its register fragments, its shared-memory matrix
 /// layout and matrix descriptor; wgmma.fence, wgmma.commit_group, wgmma.wait_group):
 ///
-///   wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32  d, a, b-desc, scale-d, 1, 1
-///       D (64×128) = A (64×8) · B (8×128) + (scale-d ? D : 0)
+///   wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32  d, a, b-desc, scale-d, 1, 1
+///       D (64×N) = A (64×8) · B (8×N) + (scale-d ? D : 0)        N = 128 or 64 here
 ///
 /// One instruction for a whole **warpgroup**: 4 consecutive warps (warp 4i the first), 128
 /// threads. A comes from their registers, 4 a thread; B from shared memory, which the unit reads
-/// itself through a 64-bit descriptor (no thread loads B); D stays in their registers, 64 floats
+/// itself through a 64-bit descriptor (no thread loads B); D stays in their registers, N/2 floats
 /// a thread. Where step 2's warp issues 4 × 4 mma.sync (16 × 8 × 8 each) for a 64 × 32 tile, a
-/// warpgroup issues one instruction for 64 × 128. With w = warp % 4, g = lane / 4, t = lane % 4:
+/// warpgroup issues one instruction for 64 × 128. Drawn for N = 128 (WgmmaWide); N = 64
+/// (WgmmaNarrow) is its left half. With w = warp % 4, g = lane / 4, t = lane % 4:
 ///
 ///   A (64 rows × 8 k): warp w holds rows 16w .. 16w + 15, as mma.sync's A (mma_tf32.cuh)
 ///
@@ -22,18 +23,19 @@
 ///     row 16w + g        [a0]    [a2]
 ///     row 16w + g + 8    [a1]    [a3]
 ///
-///   D (64 rows × 128 columns): the same rows; column group j = 0..15 (columns 8j .. 8j + 7) in
+///   D (64 rows × N columns): the same rows; column group j < N/8 (columns 8j .. 8j + 7) in
 ///   registers d[4j .. 4j + 3], as mma.sync's D of tile j
 ///
 ///                      column 8j + 2t   8j + 2t + 1
 ///     row 16w + g        [d4j]          [d4j+1]
 ///     row 16w + g + 8    [d4j+2]        [d4j+3]
 ///
-///   B (8 k × 128 columns) in shared memory, K-major, no swizzle: **core matrices** of 8 columns
+///   B (8 k × N columns) in shared memory, K-major, no swizzle: **core matrices** of 8 columns
 ///   × 4 k (16 bytes: a column's 4 consecutive k), 128 contiguous bytes each, column r of the core
-///   matrix at bytes 16r .. 16r + 15. A k8-step of B is 2 × 16 of them; the descriptor says how far
-///   apart: LBO (leading dimension byte offset) between the two along k, SBO (stride dimension
-///   byte offset) between neighbours along n. Ours, a **plane** of 4 KB (kWgmmaPlaneFloats):
+///   matrix at bytes 16r .. 16r + 15. A k8-step of B is 2 × N/8 of them; the descriptor says how
+///   far apart: LBO (leading dimension byte offset) between the two along k, SBO (stride dimension
+///   byte offset) between neighbours along n. Ours, a **plane** of N·32 bytes (Tile::PLANE_FLOATS
+///   floats; 4 KB for N = 128):
 ///
 ///                 n: 0..7      8..15     16..23          120..127
 ///       k 0..3    [cm 0,0]    [cm 0,1]  [cm 0,2]  ...   [cm 0,15]      core matrix (kh, nb)
@@ -85,9 +87,8 @@ __device__ __forceinline__ std::uint64_t wgmma_descriptor(const float* plane) {
 /// d = A · B + (accumulate ? d : 0) for one warpgroup's 64×128×8 tile: a[4] this thread's A, `b`
 /// B's descriptor, d[64] this thread's accumulators, as drawn above. Asynchronous: d is final only
 /// after wgmma_commit_group() and wgmma_wait_group<0>(); until then no instruction may touch d.
-__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[kWgmmaAccumulators], const unsigned (&a)[4],
-                                                     std::uint64_t b, bool accumulate) {
-  static_assert(kWgmmaAccumulators == 64, "m64n128: 64 accumulators a thread");
+__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], const unsigned (&a)[4], std::uint64_t b,
+                                                     bool accumulate) {
 #if CONVLAB_LAB08_WGMMA
   asm volatile(
       "{\n"
@@ -113,6 +114,42 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[kWgmmaAccumulato
   (void)d, (void)a, (void)b, (void)accumulate;
   __trap();  // no wgmma here: the launcher refuses GPUs other than compute capability 9.0 first
 #endif
+}
+
+/// The same for a 64×64×8 tile: d[32], the left half of the drawing's D.
+__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], const unsigned (&a)[4], std::uint64_t b,
+                                                    bool accumulate) {
+#if CONVLAB_LAB08_WGMMA
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, %36, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate ? 1 : 0));
+#else
+  (void)d, (void)a, (void)b, (void)accumulate;
+  __trap();  // no wgmma here: the launcher refuses GPUs other than compute capability 9.0 first
+#endif
+}
+
+/// The wgmma of an N-column tile (N = 128 or 64): d[N/2].
+template <int N>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], const unsigned (&a)[4], std::uint64_t b,
+                                           bool accumulate) {
+  static_assert(N == 128 || N == 64, "m64n128k8 or m64n64k8");
+  if constexpr (N == 128) {
+    wgmma_m64n128k8_tf32(d, a, b, accumulate);
+  } else {
+    wgmma_m64n64k8_tf32(d, a, b, accumulate);
+  }
 }
 
 /// Orders this thread's earlier register accesses before the wgmmas that follow (wgmma.fence).

@@ -7,7 +7,8 @@
 ///            `wgmma.mma_async.m64n128k8` (wgmma_tf32.cuh) multiplies a warpgroup's 64 × 8 of A,
 ///            from its registers, by an 8 × 128 tile of B that the tensor cores read from shared
 ///            memory themselves: one instruction for the 64 × 128 tile that step 2's 8 warps
-///            multiply with 64, and no thread loads B.
+///            multiply with 64, and no thread loads B. Layers of few tiles take a narrow tile
+///            instead, 64 columns (m64n64k8) and slices 32 deep (lab08_config.hpp, WgmmaTile).
 /// Adds:      over step 2, B's split done **once per block**: each slice of the unrolled input,
 ///            gathered raw by cp.async as in step 2, is split by the whole block into a "big" and
 ///            a "small" plane in the core-matrix layout the wgmma's descriptor reads, while the
@@ -18,22 +19,23 @@
 ///            accumulators on the tensor cores over the block's whole share of the reduction: none
 ///            of step 2's float32 additions per slice, so 64 accumulators a thread instead of 128,
 ///            and two blocks fit an SM. The price is an error bound that grows with the slices a
-///            block sums, 20 + 12 a slice + 1 a split in units of 2^-24·S; the launcher runs step 5
-///            where that keeps the FP32 rule (lab08::wgmma_chain_fits, docs/design.md, Tolerance),
-///            step 2's kernel elsewhere. With whole groups of 16 channels the slices are gathered
-///            channel group × tap (tiles::GroupTapLoader), from weights the launcher put in that
-///            order once per call.
+///            block sums, 20 + 12 per 16 terms + 1 a split in units of 2^-24·S; the launcher runs
+///            step 5 where that keeps the FP32 rule (lab08::wgmma_chain_fits, docs/design.md,
+///            Tolerance), step 2's kernel elsewhere. With whole groups of DEPTH channels the slices
+///            are gathered channel group × tap (tiles::GroupTapLoader), from weights the launcher
+///            put in that order once per call.
 /// Achieves:  NVIDIA H200, 2026-11-29, conv_layer_bench (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.133 (0.197), B32 C256→256 14×14 K3 0.137 (0.203),
+///            B32 C64→64 56×56 K3 0.133 (0.197), B32 C256→256 14×14 K3 0.120 (0.203, narrow tile),
 ///            B8 C128→128 128×128 K3 0.491 (0.965); B16 C3→64 224×224 K7 S2 0.149 (0.134: slower
 ///            there, with one warpgroup and, C = 3, the slice-by-slice gather). Every output within
 ///            0.06 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
 ///
-/// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters):
-/// tile (64·W) × kWgmmaN of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those.
-/// Shared memory (wgmma_shared_bytes): kWgmmaStages raw slices As (group-tap: [64W][16 + 4], W's
-/// rows; else step 2's [16][64W + 8]) and Bs[16][128 + 8], and planes[2 buffers][big, small]
-/// [2 k8-steps][kWgmmaPlaneFloats].
+/// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters) and
+/// tile Tile (WgmmaWide: N = 128, DEPTH = 16, 3 stages; WgmmaNarrow: 64, 32, 2): tile (64·W) × N
+/// of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those. Shared memory
+/// (wgmma_shared_bytes): STAGES raw slices As (group-tap: [64W][DEPTH + 4], W's rows; else step
+/// 2's [DEPTH][64W + 8]) and Bs[DEPTH][N + 8], and planes[2 buffers][big, small][DEPTH/8
+/// k8-steps][Tile::PLANE_FLOATS].
 ///
 /// Shapes: X [B][C][H][W], W [M][C][K][K] (A, M × C·K·K), Y [B][M][Ho][Wo].
 #pragma once
@@ -53,82 +55,83 @@ namespace convlab::lab08 {
 // ==== BEGIN STEP 5: 3xTF32 on wgmma ====
 inline constexpr bool kStep5Written = true;  // true once split_into_planes and wgmma_step_tf32x3 are written
 
-/// Step 5, the split: the raw slice Bs[k][n] (16 k × kWgmmaN columns, as the loader gathered it)
-/// into its big and small TF32 parts (split_tf32), each in two planes (k = 0..7 and 8..15) of the
-/// layout drawn in wgmma_tf32.cuh: `big` and `small` each point at a buffer's two planes,
-/// kWgmmaPlaneFloats apart. Once per slice by the whole block, where step 2 splits every value in
-/// every warp that reads it. A thread takes one column's 4 consecutive k per pass, a core matrix's
-/// row of 16 bytes: one 16-byte store per part, and a quarter of a warp fills one core matrix's
-/// 128 contiguous bytes (no bank conflict); its loads read 32 consecutive columns of a row.
-template <int THREADS, int B_LD>
-__device__ __forceinline__ void split_into_planes(const float (&Bs)[kSliceDepth][B_LD], float* big, float* small) {
-  constexpr int kQuads = kSliceDepth / 4 * kWgmmaN;  // (4 k of one column) per slice
+/// Step 5, the split: the raw slice Bs[k][n] (Tile::DEPTH k × Tile::N columns, as the loader
+/// gathered it) into its big and small TF32 parts (split_tf32), each in DEPTH/8 planes (k = 0..7,
+/// 8..15, ...) of the layout drawn in wgmma_tf32.cuh: `big` and `small` each point at a buffer's
+/// planes, Tile::PLANE_FLOATS apart. Once per slice by the whole block, where step 2 splits every
+/// value in every warp that reads it. A thread takes one column's 4 consecutive k per pass, a core
+/// matrix's row of 16 bytes: one 16-byte store per part, and a quarter of a warp fills one core
+/// matrix's 128 contiguous bytes (no bank conflict); its loads read 32 consecutive columns of a row.
+template <typename Tile, int THREADS, int B_LD>
+__device__ __forceinline__ void split_into_planes(const float (&Bs)[Tile::DEPTH][B_LD], float* big, float* small) {
+  constexpr int N = Tile::N, kQuads = Tile::DEPTH / 4 * N;  // (4 k of one column) per slice
   static_assert(kQuads % THREADS == 0, "every thread takes as many column quads");
 #pragma unroll
   for (int i = 0; i < kQuads / THREADS; ++i) {
     const int quad = static_cast<int>(threadIdx.x) + i * THREADS;
-    const int n = quad % kWgmmaN, kq = quad / kWgmmaN;  // column n, k = 4·kq .. 4·kq + 3
+    const int n = quad % N, kq = quad / N;  // column n, k = 4·kq .. 4·kq + 3
     unsigned b[4], s[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) split_tf32(Bs[4 * kq + j][n], b[j], s[j]);
     // plane kq / 2 (the k8-step); core matrix (kq % 2, n / 8); its row n % 8
-    const int at = (kq / 2) * kWgmmaPlaneFloats + (n / 8) * 64 + (kq % 2) * 32 + (n % 8) * 4;
+    const int at = (kq / 2) * Tile::PLANE_FLOATS + (n / 8) * 64 + (kq % 2) * 32 + (n % 8) * 4;
     *reinterpret_cast<uint4*>(big + at) = make_uint4(b[0], b[1], b[2], b[3]);
     *reinterpret_cast<uint4*>(small + at) = make_uint4(s[0], s[1], s[2], s[3]);
   }
 }
 
-/// Step 5, the products: one k8-step of the warpgroup's 64 × 128 tile in 3xTF32, added to `acc`.
+/// Step 5, the products: one k8-step of the warpgroup's 64 × Tile::N tile in 3xTF32, added to `acc`.
 /// a_big and a_small: this thread's A fragment (wgmma_tf32.cuh's drawing: W's rows, k of this
 /// k8-step), split; big and small: the k8-step's planes of B. Step 2's three products in its
 /// order, the small ones first, chained on the tensor core: a_small·b_big, a_big·b_small,
 /// a_big·b_big, each adding to `acc` (the kernel zeroes it once, before the first slice).
-__device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[kWgmmaAccumulators], const unsigned (&a_big)[4],
+template <typename Tile>
+__device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[Tile::ACCUMULATORS], const unsigned (&a_big)[4],
                                                   const unsigned (&a_small)[4], const float* big, const float* small) {
-  wgmma_m64n128k8_tf32(acc, a_small, wgmma_descriptor(big), true);
-  wgmma_m64n128k8_tf32(acc, a_big, wgmma_descriptor(small), true);
-  wgmma_m64n128k8_tf32(acc, a_big, wgmma_descriptor(big), true);
+  wgmma_tf32<Tile::N>(acc, a_small, wgmma_descriptor(big), true);
+  wgmma_tf32<Tile::N>(acc, a_big, wgmma_descriptor(small), true);
+  wgmma_tf32<Tile::N>(acc, a_big, wgmma_descriptor(big), true);
 }
 // ==== END STEP 5 ====
 
 /// The kernel of step 5 (given). Per slice kt, in this order:
 ///
-///   1. each thread splits its A fragments of slice kt (both k8-steps) from the raw As, as step 2;
-///   2. wgmma_fence, six wgmmas (wgmma_step_tf32x3 per k8-step) on the planes of buffer `buf`,
+///   1. each thread splits its A fragments of slice kt (its DEPTH/8 k8-steps) from the raw As, as
+///      step 2;
+///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3) on the planes of buffer `buf`,
 ///      commit: the tensor cores run them while the threads go on;
 ///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
 ///      (split_into_planes), fence.proxy.async (the wgmmas read the planes through the async
-///      proxy); then reuse slice kt's raw stage for slice kt + kWgmmaStages (cp.async);
+///      proxy); then reuse slice kt's raw stage for slice kt + STAGES (cp.async);
 ///   4. wait for the wgmmas (they add into `acc` itself: the whole reduction a block sums is
 ///      chained on the tensor cores), barrier (the other buffer's planes are complete; this
 ///      buffer's are free).
 ///
 /// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
 /// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
-/// tiles::GroupTapLoader (C % 16 == 0; Wt is then W in its order, tiles::order_weights_group_tap,
+/// tiles::GroupTapLoader (C % DEPTH == 0; Wt is then W in its order, tiles::order_weights_group_tap,
 /// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
-/// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_blocks_per_sm).
-template <int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+/// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_plan).
+template <typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 __global__ void __launch_bounds__(WG * kWarpgroupThreads, BLOCKS_PER_SM)
 wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
            int k_tiles_per_split, bool atomic) {
-  constexpr int BM = wgmma_block_m(WG), BN = kWgmmaN, BK = kSliceDepth, S = kWgmmaStages;
-  constexpr int THREADS = WG * kWarpgroupThreads;
+  constexpr int BM = wgmma_block_m(WG), BN = Tile::N, BK = Tile::DEPTH, S = Tile::STAGES, KS = BK / kWgmmaK;
+  constexpr int THREADS = WG * kWarpgroupThreads, PLANE = Tile::PLANE_FLOATS;
   static_assert(WG == 1 || WG == 2, "64 or 128 filters per block");
-  static_assert(BK == 2 * kWgmmaK, "a slice is two k8-steps");
+  static_assert(S >= 2, "a raw slice lands while the one before is split");
   static_assert((BM + kPad) % 32 == 8, "A fragment loads on 32 banks, as step 2's");
-  static_assert(BM * (BK + kGroupTapPad) == wgmma_a_slice_floats(WG, true) &&
-                    BK * (BM + kPad) == wgmma_a_slice_floats(WG, false), "lab08_config.hpp's A slice");
+  static_assert(BM * (BK + kGroupTapPad) == wgmma_a_slice_floats(BK, WG, true) &&
+                    BK * (BM + kPad) == wgmma_a_slice_floats(BK, WG, false), "lab08_config.hpp's A slice");
   // A's raw slice: As[m][k] (group-tap) or As[k][m], = W[m0 + m][the slice's row k] either way.
   using ATile = std::conditional_t<GROUP_TAP, float[BM][BK + kGroupTapPad], float[BK][BM + kPad]>;
   using BTile = float[BK][BN + kPad];  // Bs[k][n] = the slice's row k of the unrolled input, column n0 + n
   using Loader = std::conditional_t<GROUP_TAP, tiles::GroupTapLoader<BM, BN, BK, THREADS>,
                                     tiles::SliceLoader<BM, BN, BK, THREADS>>;
   extern __shared__ __align__(128) float wgmma_smem[];
-  float* planes = wgmma_smem;  // [buf 2][big, small][k8-step 2][kWgmmaPlaneFloats]
-  ATile* As = reinterpret_cast<ATile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats);  // [S]
-  BTile* Bs = reinterpret_cast<BTile*>(wgmma_smem + kWgmmaPlanes * kWgmmaPlaneFloats +
-                                       S * wgmma_a_slice_floats(WG, GROUP_TAP));  // [S]
+  float* planes = wgmma_smem;  // [buf 2][big, small][k8-step KS][PLANE]
+  ATile* As = reinterpret_cast<ATile*>(wgmma_smem + Tile::PLANES * PLANE);  // [S]
+  BTile* Bs = reinterpret_cast<BTile*>(wgmma_smem + Tile::PLANES * PLANE + S * wgmma_a_slice_floats(BK, WG, GROUP_TAP));
   // Element (k, m) of A's raw slice, in the loader's layout.
   const auto a_at = [](const ATile& A, int k, int m) -> float {
     if constexpr (GROUP_TAP) {
@@ -137,8 +140,8 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
       return A[k][m];
     }
   };
-  // The big (part 0) or small (part 1) planes of buffer `buf`: its two k8-steps, one after the other.
-  const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * 2 * kWgmmaPlaneFloats; };
+  // The big (part 0) or small (part 1) planes of buffer `buf`: its KS k8-steps, one after the other.
+  const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * KS * PLANE; };
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int gid = lane / 4, tig = lane % 4;
@@ -150,7 +153,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   if (kt_begin >= kt_end) return;
   Loader load(g, m0, n0, kt_begin);
 
-  float acc[kWgmmaAccumulators] = {};  // acc[i]: D's register i of the warpgroup's tile (wgmma_tf32.cuh)
+  float acc[Tile::ACCUMULATORS] = {};  // acc[i]: D's register i of the warpgroup's tile (wgmma_tf32.cuh)
 
   // Prologue: slices kt_begin .. kt_begin + S - 1 in flight, one commit group each; the first
   // split into buffer 0.
@@ -161,15 +164,15 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   }
   tiles::copy_async_wait<S - 1>();
   __syncthreads();
-  split_into_planes<THREADS>(Bs[0], plane(0, 0), plane(0, 1));
+  split_into_planes<Tile, THREADS>(Bs[0], plane(0, 0), plane(0, 1));
   fence_proxy_async_shared();
   __syncthreads();
 
   int stage = 0, buf = 0;
   for (int kt = kt_begin; kt < kt_end; ++kt) {
-    unsigned a_big[2][4], a_small[2][4];  // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4]
+    unsigned a_big[KS][4], a_small[KS][4];  // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4]
 #pragma unroll
-    for (int ks = 0; ks < 2; ++ks) {
+    for (int ks = 0; ks < KS; ++ks) {
       const int k = ks * kWgmmaK + tig;
       split_tf32(a_at(As[stage], k, row), a_big[ks][0], a_small[ks][0]);
       split_tf32(a_at(As[stage], k, row + 8), a_big[ks][1], a_small[ks][1]);
@@ -178,9 +181,8 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
     }
     wgmma_fence();  // the A registers (and, before the first, acc's zeros) before the wgmmas
 #pragma unroll
-    for (int ks = 0; ks < 2; ++ks) {
-      wgmma_step_tf32x3(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * kWgmmaPlaneFloats,
-                        plane(buf, 1) + ks * kWgmmaPlaneFloats);
+    for (int ks = 0; ks < KS; ++ks) {
+      wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
     }
     wgmma_commit_group();
 
@@ -189,7 +191,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
     tiles::copy_async_wait<S - 2>();  // slice kt + 1 has landed for this thread ...
     __syncthreads();                  // ... and for all; all have read slice kt's As
     const int next_stage = stage == S - 1 ? 0 : stage + 1;
-    if (kt + 1 < kt_end) split_into_planes<THREADS>(Bs[next_stage], plane(buf ^ 1, 0), plane(buf ^ 1, 1));
+    if (kt + 1 < kt_end) split_into_planes<Tile, THREADS>(Bs[next_stage], plane(buf ^ 1, 0), plane(buf ^ 1, 1));
     fence_proxy_async_shared();  // before the copies below: no fresh copy in flight to order
     if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
     tiles::copy_async_commit();
@@ -203,7 +205,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
 
   // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2).
 #pragma unroll
-  for (int i = 0; i < kWgmmaAccumulators; ++i) {
+  for (int i = 0; i < Tile::ACCUMULATORS; ++i) {
     const int n = n0 + 8 * (i / 4) + 2 * tig + i % 2;
     const int m = m0 + row + 8 * ((i / 2) % 2);
     if (n >= g.N || m >= g.M) continue;

@@ -1,5 +1,6 @@
 // Lab 08 step 5 (3xTF32 on Hopper's wgmma) on the host: its configuration at the edges
-// (lab08_config.hpp: warpgroups, the group-tap gather, shared memory, split-K, the GPU it needs)
+// (lab08_config.hpp: warpgroups, the wide and narrow tiles, the group-tap gather, shared memory,
+// split-K, the GPU it needs)
 // and the analysis model's count of its wgmma instructions, against the count Nsight Compute
 // measured on an H200 (docs/design.md, GPU facts) and against one counted by hand.
 #include <catch2/catch.hpp>
@@ -29,7 +30,8 @@ TEST_CASE("lab08 step 5: a layer of 64 filters takes one warpgroup a block, one 
   CHECK(lab08::wgmma_warpgroups(65) == 2);
   CHECK(lab08::wgmma_block_m(1) == 64);
   CHECK(lab08::wgmma_block_m(2) == 128);
-  CHECK(lab08::kWgmmaAccumulators == 64);
+  CHECK(lab08::WgmmaWide::ACCUMULATORS == 64);
+  CHECK(lab08::WgmmaNarrow::ACCUMULATORS == 32);
 }
 
 TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM, two-warpgroup blocks 2 from 2 tiles an SM and 1 below",
@@ -38,9 +40,40 @@ TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM, two-warpgroup blocks 
   CHECK(lab08::wgmma_blocks_per_sm(1, 100000, 132) == 2);
   CHECK(lab08::wgmma_blocks_per_sm(2, 264, 132) == 2);
   CHECK(lab08::wgmma_blocks_per_sm(2, 263, 132) == 1);
-  // The bench layers on an H200's 132 SMs: 14x14's 98 tiles one a block, 128x128's 1024 two.
-  CHECK(lab08::wgmma_layer_blocks_per_sm(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 2, 132) == 1);
-  CHECK(lab08::wgmma_layer_blocks_per_sm(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 2, 132) == 2);
+  // The bench's 128x128 layer on an H200's 132 SMs: 1024 wide tiles, two a block.
+  const lab08::WgmmaPlan big = lab08::wgmma_plan(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 132);
+  CHECK_FALSE(big.narrow);
+  CHECK(big.blocks_per_sm == 2);
+  // 98 wide tiles of 48 channels (no whole group of 32 for the narrow tile): one block an SM.
+  const lab08::WgmmaPlan few = lab08::wgmma_plan(layer(32, 48, 256, 14, 14, 3, 1, 1, 1), 132);
+  CHECK_FALSE(few.narrow);
+  CHECK(few.blocks_per_sm == 1);
+  CHECK(few.group_tap);  // 3 groups of 16
+}
+
+TEST_CASE("lab08 step 5 takes the narrow tile on two-warpgroup layers of fewer than 2 wide tiles an SM and whole groups "
+          "of 32 channels, and the wide tile otherwise",
+          "[lab08][wgmma]") {
+  // B32 C256→256 14x14: 49 × 2 = 98 wide tiles on 132 SMs; 98 × 2 = 196 narrow ones, 2 an SM.
+  const lab08::WgmmaPlan p = lab08::wgmma_plan(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  CHECK(p.narrow);
+  CHECK(p.n == 64);
+  CHECK(p.depth == 32);
+  CHECK(p.warpgroups == 2);
+  CHECK(p.blocks_per_sm == 2);
+  CHECK(p.group_tap);
+  CHECK(p.chain_fits);
+  // At the edge: 2·132 wide tiles take the wide one, 2·132 − 1 the narrow one.
+  CHECK_FALSE(lab08::wgmma_plan(layer(1, 256, 128, 264, 128, 1, 1, 0, 1), 132).narrow);
+  CHECK(lab08::wgmma_plan(layer(1, 256, 128, 263, 128, 1, 1, 0, 1), 132).narrow);
+  // 64 filters (one warpgroup) and 16 or 48 channels keep the wide tile, however few the tiles.
+  CHECK_FALSE(lab08::wgmma_plan(layer(1, 256, 64, 8, 8, 3, 1, 1, 1), 132).narrow);
+  CHECK_FALSE(lab08::wgmma_plan(layer(1, 16, 128, 8, 8, 3, 1, 1, 1), 132).narrow);
+  CHECK_FALSE(lab08::wgmma_plan(layer(1, 48, 128, 8, 8, 3, 1, 1, 1), 132).narrow);
+  CHECK(lab08::wgmma_plan(layer(1, 32, 128, 8, 8, 3, 1, 1, 1), 132).narrow);
+  // The bench's other layers have many tiles.
+  CHECK_FALSE(lab08::wgmma_plan(layer(32, 64, 64, 56, 56, 3, 1, 1, 1), 132).narrow);
+  CHECK_FALSE(lab08::wgmma_plan(layer(16, 3, 64, 224, 224, 7, 2, 3, 1), 132).narrow);
 }
 
 TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one part, not at 92, and the 14x14 layer's 4 "
@@ -57,66 +90,89 @@ TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one p
   CHECK(lab08::wgmma_chain_error_units(160, 4) == 20 + 12 * 3 + 4);
   CHECK(lab08::wgmma_chain_error_units(160, 5) == 20 + 12 * 2 + 5);
   CHECK(lab08::wgmma_chain_error_units(160, 6) == 20 + 12 * 2 + 5);  // ⌈10/6⌉ = 2 a part: 5 parts
+  // The narrow tile's 32-deep slices: 24 a slice. 14x14 in 2 parts of 36: 886 units of 2304.
+  CHECK(lab08::wgmma_chain_error_units(2304, 2, 32) == 20 + 24 * 36 + 2);
+  CHECK(lab08::wgmma_chain_fits(2304, 2, 32));
+  CHECK(lab08::wgmma_chain_error_units(96, 1, 32) == 20 + 24 * 3 + 1);  // 93 > 96 - 3: fits
+  CHECK(lab08::wgmma_chain_fits(96, 1, 32));
+  CHECK_FALSE(lab08::wgmma_chain_fits(64, 1, 32));  // 20 + 48 + 1 = 69
 }
 
 TEST_CASE("lab08 step 5: 16 and 32 channels are gathered channel group x tap, 15, 17 and 3 slice by slice as steps 1 "
-          "and 2",
+          "and 2; the narrow tile's 32-deep slices need 32 or 64, not 16 or 48",
           "[lab08][wgmma]") {
   CHECK(lab08::wgmma_group_tap(16));
   CHECK(lab08::wgmma_group_tap(32));
   CHECK_FALSE(lab08::wgmma_group_tap(15));
   CHECK_FALSE(lab08::wgmma_group_tap(17));
   CHECK_FALSE(lab08::wgmma_group_tap(3));
+  CHECK(lab08::wgmma_group_tap(32, 32));
+  CHECK(lab08::wgmma_group_tap(64, 32));
+  CHECK_FALSE(lab08::wgmma_group_tap(16, 32));
+  CHECK_FALSE(lab08::wgmma_group_tap(48, 32));
 }
 
-TEST_CASE("lab08 step 5: a block's shared memory is 8 planes of 4 KB and 3 raw slices, and two one-warpgroup blocks fit "
-          "an H200's 228 KB",
+TEST_CASE("lab08 step 5: a wide block's shared memory is 8 planes of 4 KB and 3 raw slices, a narrow one's 16 planes "
+          "of 2 KB and 2, and two blocks of either fit an H200's 228 KB",
           "[lab08][wgmma]") {
-  CHECK(lab08::kWgmmaPlanes * lab08::kWgmmaPlaneFloats * 4 == 32 * 1024);
+  using lab08::WgmmaNarrow;
+  using lab08::WgmmaWide;
+  CHECK(WgmmaWide::PLANES * WgmmaWide::PLANE_FLOATS * 4 == 32 * 1024);
+  CHECK(WgmmaNarrow::PLANES * WgmmaNarrow::PLANE_FLOATS * 4 == 32 * 1024);
   // The slice loader's A transposed, As[16][BM + 8]; the group-tap loader's As[BM][16 + 4].
-  CHECK(lab08::wgmma_shared_bytes(1, false) == 32768 + 3 * (16 * 72 + 16 * 136) * 4);   // 72,704
-  CHECK(lab08::wgmma_shared_bytes(2, false) == 32768 + 3 * (16 * 136 + 16 * 136) * 4);  // 84,992
-  CHECK(lab08::wgmma_shared_bytes(1, true) == 32768 + 3 * (64 * 20 + 16 * 136) * 4);    // 74,240
-  CHECK(lab08::wgmma_shared_bytes(2, true) == 32768 + 3 * (128 * 20 + 16 * 136) * 4);   // 89,600
+  CHECK(lab08::wgmma_shared_bytes<WgmmaWide>(1, false) == 32768 + 3 * (16 * 72 + 16 * 136) * 4);   // 72,704
+  CHECK(lab08::wgmma_shared_bytes<WgmmaWide>(2, false) == 32768 + 3 * (16 * 136 + 16 * 136) * 4);  // 84,992
+  CHECK(lab08::wgmma_shared_bytes<WgmmaWide>(1, true) == 32768 + 3 * (64 * 20 + 16 * 136) * 4);    // 74,240
+  CHECK(lab08::wgmma_shared_bytes<WgmmaWide>(2, true) == 32768 + 3 * (128 * 20 + 16 * 136) * 4);   // 89,600
+  // Narrow, group-tap (the only gather it runs with): As[128][32 + 4], Bs[32][64 + 8].
+  CHECK(lab08::wgmma_shared_bytes<WgmmaNarrow>(2, true) == 32768 + 2 * (128 * 36 + 32 * 72) * 4);  // 88,064
   // An SM of 228 KB keeps 1 KB per block for the system.
   for (const bool group_tap : {false, true}) {
-    CHECK(2 * (lab08::wgmma_shared_bytes(1, group_tap) + 1024) <= 228 * 1024);
-    CHECK(2 * (lab08::wgmma_shared_bytes(2, group_tap) + 1024) <= 228 * 1024);
+    CHECK(2 * (lab08::wgmma_shared_bytes<WgmmaWide>(1, group_tap) + 1024) <= 228 * 1024);
+    CHECK(2 * (lab08::wgmma_shared_bytes<WgmmaWide>(2, group_tap) + 1024) <= 228 * 1024);
+  }
+  CHECK(2 * (lab08::wgmma_shared_bytes<WgmmaNarrow>(2, true) + 1024) <= 228 * 1024);
+}
+
+TEST_CASE("lab08 step 5: a group-tap A row, 16 or 32 deep, is 16-byte aligned and a warp's fragment reads hit 32 banks",
+          "[lab08][wgmma]") {
+  for (const int depth : {lab08::WgmmaWide::DEPTH, lab08::WgmmaNarrow::DEPTH}) {
+    const int row = depth + lab08::kGroupTapPad;
+    INFO("depth " << depth);
+    CHECK(row * 4 % 16 == 0);
+    // Lane (g, t) of a warp reads As[16w + g][t] (and the same pattern 4 or 8 further on): bank
+    // (row·g + t) mod 32 for g < 8, t < 4 — all different.
+    std::set<int> banks;
+    for (int g = 0; g < 8; ++g) {
+      for (int t = 0; t < 4; ++t) banks.insert((row * g + t) % 32);
+    }
+    CHECK(banks.size() == 32);
   }
 }
 
-TEST_CASE("lab08 step 5: a group-tap A row is 16-byte aligned and a warp's fragment reads hit 32 banks",
+TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes the narrow tile in 2 splits, as measured; wide "
+          "tiles split as split_k, narrow ones into the fewest parts that fill every slot",
           "[lab08][wgmma]") {
-  constexpr int row = lab08::kSliceDepth + lab08::kGroupTapPad;
-  CHECK(row * 4 % 16 == 0);
-  // Lane (g, t) of a warp reads As[16w + g][t] (and the same pattern 4 or 8 further on): bank
-  // (row·g + t) mod 32 for g < 8, t < 4 — all different.
-  std::set<int> banks;
-  for (int g = 0; g < 8; ++g) {
-    for (int t = 0; t < 4; ++t) banks.insert((row * g + t) % 32);
-  }
-  CHECK(banks.size() == 32);
-}
-
-TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes 4 splits, as measured, 264 one-warpgroup tiles "
-          "take none and 263 take 2",
-          "[lab08][wgmma]") {
-  using lab08::wgmma_split_k;
-  // 49 column tiles × 2 row tiles of 128 = 98 tiles, 144 slices, 132 slots (one block per SM):
-  // 2 and 3 splits leave a whole tile's work on the busiest SM, 4 three quarters.
-  CHECK(wgmma_split_k(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 2, 132) == 4);
+  const auto splits = [](const ConvLayerShape& s) { return lab08::wgmma_plan(s, 132).splits; };
+  // 196 narrow tiles, 72 slices of 32, 264 slots: 2 splits fill them (least_busy_split would
+  // take 4, a busiest slot of 3/4 of a tile against 1 tile, but each block's fixed cost loses it).
+  CHECK(splits(layer(32, 256, 256, 14, 14, 3, 1, 1, 1)) == 2);
   // The measured layers with many tiles are not split.
-  CHECK(wgmma_split_k(layer(32, 64, 64, 56, 56, 3, 1, 1, 1), 1, 132) == 1);
-  CHECK(wgmma_split_k(layer(16, 3, 64, 224, 224, 7, 2, 3, 1), 1, 132) == 1);
-  CHECK(wgmma_split_k(layer(8, 128, 128, 128, 128, 3, 1, 1, 1), 2, 132) == 1);
-  // One warpgroup: 2 blocks per SM, 264 slots on 132 SMs. B·Ho·Wo = 264·128 columns fill them.
-  CHECK(wgmma_split_k(layer(132, 256, 64, 16, 16, 1, 1, 0, 1), 1, 132) == 1);  // 264 tiles, 16 slices
-  CHECK(wgmma_split_k(layer(1, 256, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 2);  // 263 tiles: 2 splits of 8 slices
-  CHECK(wgmma_split_k(layer(1, 240, 64, 263, 128, 1, 1, 0, 1), 1, 132) == 1);  // 15 slices: no 2 splits of 8
-  // Two warpgroups below 264 tiles: one block per SM, 132 slots; 131 tiles of 128 rows want a
-  // split, 132 do not.
-  CHECK(wgmma_split_k(layer(1, 256, 128, 132, 128, 1, 1, 0, 1), 2, 132) == 1);
-  CHECK(wgmma_split_k(layer(1, 256, 128, 131, 128, 1, 1, 0, 1), 2, 132) == 2);
+  CHECK(splits(layer(32, 64, 64, 56, 56, 3, 1, 1, 1)) == 1);
+  CHECK(splits(layer(16, 3, 64, 224, 224, 7, 2, 3, 1)) == 1);
+  CHECK(splits(layer(8, 128, 128, 128, 128, 3, 1, 1, 1)) == 1);
+  // One warpgroup, wide: 2 blocks per SM, 264 slots on 132 SMs. B·Ho·Wo = 264·128 columns fill them.
+  CHECK(splits(layer(132, 256, 64, 16, 16, 1, 1, 0, 1)) == 1);  // 264 tiles, 16 slices
+  CHECK(splits(layer(1, 256, 64, 263, 128, 1, 1, 0, 1)) == 2);  // 263 tiles: 2 splits of 8 slices
+  CHECK(splits(layer(1, 240, 64, 263, 128, 1, 1, 0, 1)) == 1);  // 15 slices: no 2 splits of 8
+  // Two warpgroups, wide (272 channels: no whole groups of 32), below 264 tiles: one block per SM,
+  // 132 slots; 131 tiles of 128 rows want a split, 132 do not.
+  CHECK(splits(layer(1, 272, 128, 132, 128, 1, 1, 0, 1)) == 1);
+  CHECK(splits(layer(1, 272, 128, 131, 128, 1, 1, 0, 1)) == 2);
+  // Two warpgroups, narrow: 262 tiles of 64 columns want 2 splits if each keeps 8 slices of 32.
+  CHECK(splits(layer(1, 512, 128, 131, 128, 1, 1, 0, 1)) == 2);  // 16 slices
+  CHECK(splits(layer(1, 256, 128, 131, 128, 1, 1, 0, 1)) == 1);  // 8 slices: no 2 splits of 8
+  CHECK(splits(layer(1, 512, 128, 132, 128, 1, 1, 0, 1)) == 1);  // wide 132 tiles: narrow 264 fill every slot
 }
 
 TEST_CASE("lab08 step 5 refuses every GPU but compute capability 9.0, naming what it needs and what it found",
@@ -131,27 +187,43 @@ TEST_CASE("lab08 step 5 refuses every GPU but compute capability 9.0, naming wha
   }
 }
 
-TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 issues 392 blocks x 2 warpgroups x 36 slices x 6 wgmmas, "
-          "677,376 as ncu counts them on an H200",
+TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 takes the narrow tile: 392 blocks x 2 warpgroups x 36 slices "
+          "x 12 wgmmas of 64 x 64 x 8",
           "[analysis][lab08][wgmma]") {
   const TensorCoreAnalysis a = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
   const TensorCoreStep& wg = a.step("tf32x3_wgmma");
   CHECK(wg.instruction == TensorInstruction::wgmma);
+  CHECK(wg.narrow_tile);
   CHECK(wg.warpgroups == 2);
   CHECK(wg.group_tap);
   CHECK(wg.plan.bm == 128);
-  CHECK(wg.plan.bn == 128);
-  CHECK(wg.effective_splits == 4);
-  CHECK(wg.instructions == 392LL * 2 * 36 * 6);
-  CHECK(wg.mmas == 677376);  // sm__inst_executed_pipe_tensor_op_gmma.sum, NVIDIA H200, scratch program
-  CHECK(wg.mma_flops == Approx(2.0 * 64 * 128 * 8 * 392 * 2 * 36 * 6));
-  // Step 2's products, chained over 36 slices a block: 20 + 12·36 + 4 units of the rule's 2304;
-  // step 2's multiply-adds on whole tiles (6272 = 49·128).
+  CHECK(wg.plan.bn == 64);
+  CHECK(wg.plan.bk == 32);
+  CHECK(wg.effective_splits == 2);
+  // 98 column tiles × 2 row tiles × 2 splits; 72 slices of 32 in 2 parts; 4 k8-steps of 3.
+  CHECK(wg.instructions == 392LL * 2 * 36 * 12);
+  CHECK(wg.mmas == 4 * wg.instructions);  // ncu counts a warpgroup's instruction once per warp
+  CHECK(wg.mma_flops == Approx(2.0 * 64 * 64 * 8 * 392 * 2 * 36 * 12));
+  // Step 2's products, chained over 36 slices of 32 a block: 20 + 24·36 + 2 units of the rule's
+  // 2304; step 2's multiply-adds on whole tiles (6272 = 98·64 = 49·128).
   CHECK_FALSE(wg.runs_step2);
-  CHECK(wg.error_bound_units == 20 + 12 * 36 + 4);
-  CHECK(wg.fp32_ratio == Approx(456.0 / 2304));
+  CHECK(wg.error_bound_units == 20 + 24 * 36 + 2);
+  CHECK(wg.fp32_ratio == Approx(886.0 / 2304));
   CHECK(wg.issued_fmas == a.step("tf32x3").issued_fmas);
-  CHECK(wg.global_stores == 4LL * 32 * 256 * 196);  // an atomic add per split
+  CHECK(wg.global_stores == 2LL * 32 * 256 * 196);  // an atomic add per split
+}
+
+TEST_CASE("lab08 analysis: step 5 on B32 C48->256 14x14 keeps the wide tile, one block an SM: 196 blocks x 2 "
+          "warpgroups x 6 wgmmas of 64 x 128 x 8 per slice, 27 slices in parts of 14 and 13",
+          "[analysis][lab08][wgmma]") {
+  const TensorCoreStep& wg = analyze_lab08(layer(32, 48, 256, 14, 14, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
+  CHECK_FALSE(wg.narrow_tile);
+  CHECK(wg.plan.bn == 128);
+  CHECK(wg.plan.bk == 16);
+  CHECK(wg.effective_splits == 2);
+  CHECK(wg.instructions == 98LL * 2 * 27 * 6);
+  CHECK(wg.mmas == 4 * 98LL * 2 * 27 * 6);
+  CHECK(wg.error_bound_units == 20 + 12 * 14 + 2);
 }
 
 TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by hand: 54 wgmmas, 216 per warp, and the "

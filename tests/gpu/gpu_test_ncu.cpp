@@ -280,15 +280,16 @@ TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal th
     }
   }
   // Step 5 (Hopper's wgmma, compute capability 9.0 only): ncu counts each warpgroup instruction
-  // once per warp in sm__inst_executed_pipe_tensor_op_gmma.sum. One warpgroup
-  // with the slice-by-slice gather (C = 3, K = 7), two with the group-tap one and split-K (the
-  // measured B32 C256→256 14×14: 677,376 on an H200), and a ragged 130-filter layer.
+  // once per warp in sm__inst_executed_pipe_tensor_op_gmma.sum. One warpgroup with the
+  // slice-by-slice gather (C = 3, K = 7); two with the group-tap one, split-K and the narrow tile
+  // (B32 C256→256 14×14, and a ragged 130-filter layer); two with the wide tile at one block an SM
+  // (48 channels: no whole group of 32 for the narrow tile).
   if (device->cc_major != 9 || device->cc_minor != 0) {
     WARN("step 5 runs on compute capability 9.0 only: its wgmma count was not measured on this GPU");
     return;
   }
   for (const ConvLayerShape& s : {ConvLayerShape{2, 3, 64, 40, 40, 7, 2, 3, 1}, ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1},
-                                  ConvLayerShape{1, 64, 130, 9, 9, 3, 1, 1, 1}}) {
+                                  ConvLayerShape{1, 64, 130, 9, 9, 3, 1, 1, 1}, ConvLayerShape{32, 48, 256, 14, 14, 3, 1, 1, 1}}) {
     const fs::path dir = make_layer_case(s);
     const analysis::TensorCoreStep& st = analysis::analyze_lab08(s, device->sm_count).step("tf32x3_wgmma");
     std::string out;

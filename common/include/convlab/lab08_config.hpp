@@ -2,8 +2,8 @@
 /// @brief Lab 08's launch configuration on the host: the tensor-core implicit GEMM's block and
 ///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
 ///        shortest reduction it gives the tensor cores at FP32 accuracy (steps 1 and 2); the
-///        banded steps' tiles (3 and 4); step 5's warpgroups, planes and split-K plan on Hopper's
-///        wgmma, and the GPU it needs; one place that the lab's launchers and the analysis model
+///        banded steps' tiles (3 and 4); step 5's block tiles, warpgroups, planes and plan on
+///        Hopper's wgmma, and the GPU it needs; one place that the lab's launchers and the analysis model
 ///        both read, as lab06_config.hpp is for lab 06.
 #pragma once
 
@@ -66,20 +66,20 @@ inline constexpr int kMinTensorCoreTerms = 35;
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
-/// What split_k and wgmma_split_k divide.
+/// What split_k and wgmma_plan divide.
 struct SplitWork {
   long long tiles;   ///< block tiles of the layer's GEMM
-  long long slices;  ///< kSliceDepth-deep slices of each tile's reduction (C·K·K)
+  long long slices;  ///< `depth`-deep slices of each tile's reduction (C·K·K)
 };
 /// The layer's block tiles of `bm` filters × `bn` output positions (of the whole batch), and the
-/// slices of each tile's reduction.
-inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn) {
+/// `depth`-deep slices of each tile's reduction.
+inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn, long long depth = kSliceDepth) {
   const long long n = static_cast<long long>(s.batch) * s.out_height() * s.out_width();
   const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
-  return {((n + bn - 1) / bn) * ((s.filters + bm - 1) / bm), (kdim + kSliceDepth - 1) / kSliceDepth};
+  return {((n + bn - 1) / bn) * ((s.filters + bm - 1) / bm), (kdim + depth - 1) / depth};
 }
 
-/// The rule of split_k and wgmma_split_k: `tiles` block tiles of `slices` slices each, `slots`
+/// The rule of split_k and of wgmma_plan for the wide tile: `tiles` block tiles of `slices` slices each, `slots`
 /// blocks resident at once, the work counted per `units` (SMs, or slots). No split when the tiles
 /// fill every slot; else at least enough splits to fill them, and among those s (each split keeps
 /// at least 8 slices to pipeline) the one whose busiest unit has the least work, ⌈tiles·s / units⌉
@@ -186,30 +186,46 @@ static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "fragm
 
 // ---- Step 5: step 2 on Hopper's wgmma (wgmma_gemm.cuh, wgmma_tf32.cuh) ----
 //
-// `wgmma.mma_async.m64n128k8.f32.tf32.tf32`: a warpgroup (4 warps, 128 threads) multiplies a
-// 64×8 tile of A, from its registers, by an 8×128 tile of B, read from shared memory through a
-// descriptor, into 64 float32 accumulators a thread. A block of W warpgroups (W from
-// wgmma_warpgroups) owns a (64·W) × 128 tile of Y; each 16-deep slice is two k8-steps of three
-// wgmmas (x_small·w_big, x_big·w_small, x_big·w_big), all chained on the tensor cores into the
-// accumulators over the block's whole share of the reduction: no float32 addition per slice, an
-// error bound that grows with the slices a block sums (wgmma_chain_error_units), which the
-// launcher checks against the FP32 rule before it runs step 5 (else step 2's kernel runs).
+// `wgmma.mma_async.m64nNk8.f32.tf32.tf32`: a warpgroup (4 warps, 128 threads) multiplies a
+// 64×8 tile of A, from its registers, by an 8×N tile of B, read from shared memory through a
+// descriptor, into N/2 float32 accumulators a thread. A block of W warpgroups (W from
+// wgmma_warpgroups) owns a (64·W) × N tile of Y; each slice of the reduction is DEPTH/8 k8-steps
+// of three wgmmas (x_small·w_big, x_big·w_small, x_big·w_big), all chained on the tensor cores
+// into the accumulators over the block's whole share of the reduction: no float32 addition per
+// slice, an error bound that grows with the terms a block sums (wgmma_chain_error_units), which
+// the launcher checks against the FP32 rule before it runs step 5 (else step 2's kernel runs).
+// Two block tiles (WgmmaTile): the wide one for layers of many tiles, the narrow one for layers
+// whose wide tiles are too few to give every SM two blocks (wgmma_plan picks).
 
-inline constexpr int kWgmmaM = 64;   ///< rows of A and D one warpgroup multiplies: 16 per warp
-inline constexpr int kWgmmaN = 128;  ///< columns of B and D: the block tile's columns
-inline constexpr int kWgmmaK = 8;    ///< the wgmma's reduction depth (.tf32)
+inline constexpr int kWgmmaM = 64;  ///< rows of A and D one warpgroup multiplies: 16 per warp
+inline constexpr int kWgmmaK = 8;   ///< the wgmma's reduction depth (.tf32)
 inline constexpr int kWarpgroupThreads = 128;  ///< 4 consecutive warps, warp 4i's the first
-/// Accumulators a thread holds for one m64n128 tile: 64·128 / 128 threads.
-inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / kWarpgroupThreads;
-/// Raw slices in flight (cp.async), as steps 1 and 2; the one after the slice being multiplied is
-/// split into the planes meanwhile.
-inline constexpr int kWgmmaStages = 3;
-/// Floats of one plane: one k8-step of B (8 × 128), big or small parts, in the wgmma's K-major
-/// core-matrix layout (wgmma_tf32.cuh draws it).
-inline constexpr int kWgmmaPlaneFloats = kWgmmaK * kWgmmaN;
-/// Planes of a block: 2 buffers (one multiplied while the next slice is split into the other)
-/// × 2 parts (big, small) × 2 k8-steps of a slice.
-inline constexpr int kWgmmaPlanes = 2 * 2 * (kSliceDepth / kWgmmaK);
+
+/// A block tile of step 5, the kernel's template parameter (wgmma_gemm.cuh): N columns of Y (the
+/// wgmma is m64nNk8), slices DEPTH deep (DEPTH/8 k8-steps), STAGES raw slices in flight.
+template <int N_, int DEPTH_, int STAGES_>
+struct WgmmaTile {
+  static constexpr int N = N_;            ///< columns of B and D: the block tile's columns
+  static constexpr int DEPTH = DEPTH_;    ///< a slice's depth: k of one raw slice and of its planes
+  static constexpr int STAGES = STAGES_;  ///< raw slices in flight (cp.async)
+  /// Accumulators a thread holds for one m64nN tile: 64·N / 128 threads.
+  static constexpr int ACCUMULATORS = kWgmmaM * N / kWarpgroupThreads;
+  /// Floats of one plane: one k8-step of B (8 × N), big or small parts, in the wgmma's K-major
+  /// core-matrix layout (wgmma_tf32.cuh draws it).
+  static constexpr int PLANE_FLOATS = kWgmmaK * N;
+  /// Planes of a block: 2 buffers (one multiplied while the next slice is split into the other)
+  /// × 2 parts (big, small) × the k8-steps of a slice.
+  static constexpr int PLANES = 2 * 2 * (DEPTH / kWgmmaK);
+  static_assert(N % 64 == 0 && N <= 128, "m64n64k8 or m64n128k8");
+  static_assert(DEPTH % 16 == 0, "whole pairs of k8-steps: a thread splits 4 consecutive k of a column");
+};
+/// The wide tile: 128 columns, 16 deep, 3 stages; 64 accumulators a thread. Layers of many tiles.
+using WgmmaWide = WgmmaTile<128, 16, 3>;
+/// The narrow tile: 64 columns, 32 deep (one tap of 32 channels), 2 stages; 32 accumulators a
+/// thread. Twice the tiles of the wide one for a layer too small to fill the GPU with those, and
+/// half the barriers and waits per wgmma: B32 C256→256 14×14 took 0.119 ms where the wide tile
+/// took 0.137 (H200, 2026-11-29, results/bench/nvidia-h200/lab08.md).
+using WgmmaNarrow = WgmmaTile<64, 32, 2>;
 
 /// Warpgroups of a block on a layer of `filters` output channels: 2 (a 128-row tile) when it has
 /// more than 64, else 1 (a second warpgroup would multiply padding): the configuration measured on
@@ -217,65 +233,100 @@ inline constexpr int kWgmmaPlanes = 2 * 2 * (kSliceDepth / kWgmmaK);
 CONVLAB_HOST_DEVICE constexpr int wgmma_warpgroups(int filters) { return filters > 64 ? 2 : 1; }
 /// The block tile's rows: 64 per warpgroup.
 CONVLAB_HOST_DEVICE constexpr int wgmma_block_m(int warpgroups) { return kWgmmaM * warpgroups; }
-/// Blocks per SM step 5 runs at (its kernel's __launch_bounds__): 2, whose registers fit a thread's
-/// 64 accumulators at 128 registers, except a layer of two-warpgroup tiles too few to give every
-/// SM two (`tiles` < 2·`sms`), which runs 1 block per SM, split-K: B32 C256→256 14×14's 98 tiles
-/// took 0.137 ms at 1 block per SM in 4 splits and 0.151 at 2 in 8 (H200, 2026-11-29).
+/// Blocks per SM of the wide tile (its kernel's __launch_bounds__): 2, whose registers fit a
+/// thread's 64 accumulators at 128 registers, except a layer of two-warpgroup tiles too few to
+/// give every SM two (`tiles` < 2·`sms`), which runs 1 block per SM, split-K: B32 C256→256 14×14's
+/// 98 tiles took 0.137 ms at 1 block per SM in 4 splits and 0.151 at 2 in 8 (H200, 2026-11-29).
+/// Such a layer takes the narrow tile instead where its channels allow (wgmma_plan).
 CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups, long long tiles, int sms) {
   return warpgroups == 1 || tiles >= 2LL * sms ? 2 : 1;
 }
-/// Padding of a group-tap A row in shared memory, As[m][kSliceDepth + kGroupTapPad]: rows of 80
-/// bytes start 16-byte aligned (16-byte copies), and a warp's fragment reads (8 rows × 4 k) fall
-/// in 32 different banks (row r starts at bank 20·r mod 32).
+/// Padding of a group-tap A row in shared memory, As[m][DEPTH + kGroupTapPad]: rows of 80 (DEPTH
+/// 16) or 144 bytes (32) start 16-byte aligned (16-byte copies), and a warp's fragment reads (8
+/// rows × 4 k) fall in 32 different banks (row r starts at bank 20·r or 4·r mod 32).
 inline constexpr int kGroupTapPad = 4;
-/// Floats of one raw A slice: As [BM][kSliceDepth + kGroupTapPad] for the group-tap loader (the
-/// weights pre-ordered, each filter's 16 of a slice contiguous), As [kSliceDepth][BM + kPad]
+/// Floats of one raw A slice `depth` deep: As [BM][depth + kGroupTapPad] for the group-tap loader
+/// (the weights pre-ordered, each filter's `depth` of a slice contiguous), As [depth][BM + kPad]
 /// (steps 1 and 2's transposed layout) for the slice loader.
-CONVLAB_HOST_DEVICE constexpr int wgmma_a_slice_floats(int warpgroups, bool group_tap) {
-  return group_tap ? wgmma_block_m(warpgroups) * (kSliceDepth + kGroupTapPad)
-                   : kSliceDepth * (wgmma_block_m(warpgroups) + kPad);
+CONVLAB_HOST_DEVICE constexpr int wgmma_a_slice_floats(int depth, int warpgroups, bool group_tap) {
+  return group_tap ? wgmma_block_m(warpgroups) * (depth + kGroupTapPad) : depth * (wgmma_block_m(warpgroups) + kPad);
 }
-/// Dynamic shared memory of a block: the kWgmmaPlanes planes and kWgmmaStages raw slices of A
-/// (wgmma_a_slice_floats) and of Bs [kSliceDepth][kWgmmaN + kPad] (steps 1 and 2's layout).
+/// Dynamic shared memory of a block of tile `Tile`: its planes and STAGES raw slices of A
+/// (wgmma_a_slice_floats) and of Bs [DEPTH][N + kPad] (steps 1 and 2's layout).
+template <typename Tile>
 CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_tap) {
-  return (kWgmmaPlanes * kWgmmaPlaneFloats +
-          kWgmmaStages * (wgmma_a_slice_floats(warpgroups, group_tap) + kSliceDepth * (kWgmmaN + kPad))) *
+  return (Tile::PLANES * Tile::PLANE_FLOATS +
+          Tile::STAGES * (wgmma_a_slice_floats(Tile::DEPTH, warpgroups, group_tap) + Tile::DEPTH * (Tile::N + kPad))) *
          4;
 }
-/// Whether step 5 gathers a slice as one tap of 16 channels (tiles::GroupTapLoader: the reduction
-/// ordered channel group × tap, a bounds test per column and tap instead of per element, and the
-/// weights reordered once per call so that a slice's are contiguous), which needs whole groups of
-/// 16 channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
-CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels) { return channels % kSliceDepth == 0; }
-
-/// Step 5's blocks per SM on layer `s` (wgmma_blocks_per_sm of its tiles).
-inline int wgmma_layer_blocks_per_sm(const ConvLayerShape& s, int warpgroups, int sms) {
-  return wgmma_blocks_per_sm(warpgroups, split_work(s, wgmma_block_m(warpgroups), kWgmmaN).tiles, sms);
-}
-/// Step 5's split-K: as split_k, with the slots of wgmma_layer_blocks_per_sm and the work counted
-/// per slot (the rule the scratch program measured; at 1 block per SM it is split_k's).
-/// B32 C256→256 14×14 on 132 SMs: 98 tiles of 128 rows, 1 block per SM, split 4.
-inline int wgmma_split_k(const ConvLayerShape& s, int warpgroups, int sms) {
-  const SplitWork w = split_work(s, wgmma_block_m(warpgroups), kWgmmaN);
-  const long long slots = static_cast<long long>(sms) * wgmma_blocks_per_sm(warpgroups, w.tiles, sms);
-  return least_busy_split(w.tiles, w.slices, slots, slots);
+/// Whether step 5 gathers `depth`-deep slices as one tap of `depth` channels (tiles::GroupTapLoader:
+/// the reduction ordered channel group × tap, a bounds test per column and tap instead of per
+/// element, and the weights reordered once per call so that a slice's are contiguous), which needs
+/// whole groups of `depth` channels; otherwise as steps 1 and 2 do (tiles::SliceLoader).
+CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels, int depth = WgmmaWide::DEPTH) {
+  return channels % depth == 0;
 }
 
 /// Step 5's error bound, in units of 2^-24·S (docs/design.md, Tolerance), for a reduction of
-/// `kdim` terms summed in `splits` parts: 20 a product from the split (as step 2), 2 for each of
-/// the 6 truncating wgmma additions of every slice a block sums, each off by at most 2^-23 of the
-/// block's partial sum, and 1 for each part's float32 atomic addition into Y.
-CONVLAB_HOST_DEVICE constexpr long long wgmma_chain_error_units(long long kdim, int splits) {
-  const long long slices = (kdim + kSliceDepth - 1) / kSliceDepth;
+/// `kdim` terms summed in `splits` parts of `depth`-deep slices: 20 a product from the split (as
+/// step 2), 2 for each of the 3 truncating wgmma additions of every k8-step a block sums (12 a
+/// 16-deep slice), each off by at most 2^-23 of the block's partial sum, and 1 for each part's
+/// float32 atomic addition into Y.
+CONVLAB_HOST_DEVICE constexpr long long wgmma_chain_error_units(long long kdim, int splits,
+                                                                int depth = WgmmaWide::DEPTH) {
+  const long long slices = (kdim + depth - 1) / depth;
   const long long per_block = (slices + splits - 1) / splits;  // as launch_split_k divides them
   const long long parts = (slices + per_block - 1) / per_block;
-  return 20 + 12 * per_block + parts;
+  return 20 + 6 * (depth / kWgmmaK) * per_block + parts;
 }
-/// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: in one part from
-/// n = 93 (6 slices: 20 + 72 + 1 = 93), not at 92; B32 C256→256 14×14, n = 2304 in 4 parts of 36
-/// slices: 20 + 432 + 4 = 456 units.
-CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits) {
-  return wgmma_chain_error_units(kdim, splits) <= kdim;
+/// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: in one part of
+/// 16-deep slices from n = 93 (6 slices: 20 + 72 + 1 = 93), not at 92; B32 C256→256 14×14,
+/// n = 2304 in 2 parts of 36 slices 32 deep: 20 + 864 + 2 = 886 units.
+CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits, int depth = WgmmaWide::DEPTH) {
+  return wgmma_chain_error_units(kdim, splits, depth) <= kdim;
+}
+
+/// How step 5 runs a layer: one source for the launcher and the analysis model.
+struct WgmmaPlan {
+  bool narrow;        ///< WgmmaNarrow's tile, else WgmmaWide's
+  int n;              ///< the tile's columns (Tile::N)
+  int depth;          ///< its slices' depth (Tile::DEPTH)
+  int warpgroups;     ///< wgmma_warpgroups of the layer's filters
+  int blocks_per_sm;  ///< the occupancy the kernel is compiled for
+  int splits;         ///< parts of each output's reduction (split-K, atomic adds into a zeroed Y)
+  bool group_tap;     ///< the gather of wgmma_group_tap
+  bool chain_fits;    ///< wgmma_chain_fits: else the launcher runs step 2's kernel
+};
+/// Step 5's plan for layer `s` on `sms` SMs.
+///   - The wide tile, with wgmma_blocks_per_sm, split as split_k splits (least_busy_split, the
+///     work counted per slot), unless:
+///   - two-warpgroup tiles too few for 2 blocks an SM (< 2·sms) on whole groups of 32 channels:
+///     the narrow tile, 2 blocks an SM, split into the fewest parts that fill every slot. Each
+///     block pays a fixed cost (its pipeline's start, the atomic adds of its tile) that
+///     least_busy_split does not count: on B32 C256→256 14×14 (196 narrow tiles, 264 slots of an
+///     H200) 2 splits took 0.119 ms, the 4 that rule picks 0.126 (H200, 2026-11-29).
+inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
+  WgmmaPlan p{};
+  p.warpgroups = wgmma_warpgroups(s.filters);
+  const int bm = wgmma_block_m(p.warpgroups);
+  const SplitWork wide = split_work(s, bm, WgmmaWide::N, WgmmaWide::DEPTH);
+  p.narrow = p.warpgroups == 2 && wide.tiles < 2LL * sms && wgmma_group_tap(s.channels, WgmmaNarrow::DEPTH);
+  if (p.narrow) {
+    const SplitWork w = split_work(s, bm, WgmmaNarrow::N, WgmmaNarrow::DEPTH);
+    p.n = WgmmaNarrow::N, p.depth = WgmmaNarrow::DEPTH, p.blocks_per_sm = 2;
+    const long long slots = 2LL * sms;
+    const long long fill = w.tiles >= slots ? 1 : (slots + w.tiles - 1) / w.tiles;
+    p.splits = static_cast<int>(std::max(1LL, std::min(fill, w.slices / 8)));
+  } else {
+    p.n = WgmmaWide::N, p.depth = WgmmaWide::DEPTH;
+    p.blocks_per_sm = wgmma_blocks_per_sm(p.warpgroups, wide.tiles, sms);
+    const long long slots = static_cast<long long>(sms) * p.blocks_per_sm;
+    p.splits = least_busy_split(wide.tiles, wide.slices, slots, slots);
+  }
+  p.group_tap = wgmma_group_tap(s.channels, p.depth);
+  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  p.chain_fits = wgmma_chain_fits(kdim, p.splits, p.depth);
+  return p;
 }
 
 /// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).

@@ -46,12 +46,13 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
                          st.plan.bm, st.plan.bn, st.plan.bk, st.effective_splits, sms, st.mmas, st.mma_flops / 1e9,
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     } else {
-      out += fmt::format("    {}x{}x{} block tile ({} warpgroup{}), split {} (for {} SMs; --sms), gathered {}; {} wgmmas "
-                         "(m64n128k8; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of them "
-                         "useful\n",
-                         st.plan.bm, st.plan.bn, st.plan.bk, st.warpgroups, st.warpgroups == 1 ? "" : "s",
-                         st.effective_splits, sms, st.group_tap ? "channel group × tap" : "as steps 1 and 2",
-                         st.instructions, st.mmas, st.mma_flops / 1e9,
+      out += fmt::format("    {}x{}x{} block tile ({}, {} warpgroup{}), split {} (for {} SMs; --sms), gathered {}; {} "
+                         "wgmmas (m64n{}k8; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of "
+                         "them useful\n",
+                         st.plan.bm, st.plan.bn, st.plan.bk, st.narrow_tile ? "narrow" : "wide", st.warpgroups,
+                         st.warpgroups == 1 ? "" : "s", st.effective_splits, sms,
+                         st.group_tap ? "channel group × tap" : "as steps 1 and 2", st.instructions, st.plan.bn, st.mmas,
+                         st.mma_flops / 1e9,
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     }
     if (!st.on_cuda_cores) {
@@ -83,7 +84,7 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
     const bool wgmma = st.instruction == TensorInstruction::wgmma;
     nlohmann::json j = {{"variant", st.name},
                         {"products", st.products},
-                        {"instruction", wgmma ? "wgmma.mma_async.m64n128k8" : "mma.sync.m16n8k8"},
+                        {"instruction", wgmma ? fmt::format("wgmma.mma_async.m64n{}k8", st.plan.bn) : "mma.sync.m16n8k8"},
                         {"instructions", st.instructions},
                         {"on_cuda_cores", st.on_cuda_cores},
                         {"runs_step2", st.runs_step2},
@@ -100,6 +101,7 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
     if (wgmma) {
       j["warpgroups"] = st.warpgroups;
       j["group_tap"] = st.group_tap;
+      j["tile"] = st.narrow_tile ? "narrow" : "wide";
       j["compute_capability"] = fmt::format("{}.{}", lab08::kWgmmaComputeCapability / 10,
                                             lab08::kWgmmaComputeCapability % 10);
     }

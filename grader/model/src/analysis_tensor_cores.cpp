@@ -92,27 +92,28 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
     s->mma_flops = kMmaFlops * static_cast<double>(s->mmas);
   }
 
-  // Step 5: step 2's products on wgmma.m64n128k8, a warpgroup's 64 × 128 × 8 per instruction,
-  // chained over a block's whole share of the reduction where that keeps the FP32 rule; else the
-  // launcher runs step 2's kernel (the CUDA cores below 35 terms).
+  // Step 5: step 2's products on wgmma.m64nNk8, a warpgroup's 64 × N × 8 per instruction (N = 128,
+  // or 64 for the narrow tile of a layer of few tiles), chained over a block's whole share of the
+  // reduction where that keeps the FP32 rule; else the launcher runs step 2's kernel (the CUDA
+  // cores below 35 terms). lab08::wgmma_plan decides, for the launcher and here.
   TensorCoreStep wg;
-  const int warpgroups = lab08::wgmma_warpgroups(layer.filters);
-  const int splits = lab08::wgmma_split_k(layer, warpgroups, sms);
-  if (!lab08::wgmma_chain_fits(a.n, splits)) {
+  const lab08::WgmmaPlan plan = lab08::wgmma_plan(layer, sms);
+  if (!plan.chain_fits) {
     wg = three;
     wg.runs_step2 = true;
   } else {
     wg.products = 3;
     wg.instruction = TensorInstruction::wgmma;
-    wg.warpgroups = warpgroups;
-    wg.group_tap = lab08::wgmma_group_tap(layer.channels);
-    walk_tiles(layer, GemmPlan{lab08::wgmma_block_m(wg.warpgroups), lab08::kWgmmaN, splits, lab08::kSliceDepth}, wg);
+    wg.warpgroups = plan.warpgroups;
+    wg.group_tap = plan.group_tap;
+    wg.narrow_tile = plan.narrow;
+    walk_tiles(layer, GemmPlan{lab08::wgmma_block_m(plan.warpgroups), plan.n, plan.splits, plan.depth}, wg);
     // whole tiles: every slice of every block tile, all warpgroups, 3 products per k8-step
-    constexpr long long kFmasPerWgmma = lab08::kWgmmaM * lab08::kWgmmaN * lab08::kWgmmaK;
-    wg.instructions = 3 * (wg.issued_fmas / kFmasPerWgmma);
+    const long long fmas_per_wgmma = static_cast<long long>(lab08::kWgmmaM) * plan.n * lab08::kWgmmaK;
+    wg.instructions = 3 * (wg.issued_fmas / fmas_per_wgmma);
     wg.mmas = kWarpgroupThreads / 32 * wg.instructions;  // ncu: once per warp of the warpgroup
-    wg.mma_flops = 2.0 * static_cast<double>(kFmasPerWgmma) * static_cast<double>(wg.instructions);
-    wg.error_bound_units = static_cast<double>(lab08::wgmma_chain_error_units(a.n, splits));
+    wg.mma_flops = 2.0 * static_cast<double>(fmas_per_wgmma) * static_cast<double>(wg.instructions);
+    wg.error_bound_units = static_cast<double>(lab08::wgmma_chain_error_units(a.n, plan.splits, plan.depth));
   }
   wg.name = "tf32x3_wgmma";
   wg.allowed_units = n;

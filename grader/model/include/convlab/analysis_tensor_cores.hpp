@@ -14,12 +14,15 @@
 /// k-step for step 2 (tf32x3). Step 2 runs reductions shorter than lab08::kMinTensorCoreTerms on float32 CUDA
 /// cores instead: no MMA, one FMA per useful multiply-add.
 ///
-/// Step 5 (tf32x3_wgmma, Hopper) forms step 2's products on `wgmma.mma_async.m64n128k8`: blocks of
-/// W = lab08::wgmma_warpgroups warpgroups own (64·W) × 128 tiles, split-K from lab08::wgmma_split_k;
-/// each warpgroup issues 3 wgmmas per k8-step, 6 per 16-deep slice, so a layer's wgmmas are
-/// blocks × W × slices per block × 6, summed over the splits: tiles × W × slices × 6. Nsight
+/// Step 5 (tf32x3_wgmma, Hopper) forms step 2's products on `wgmma.mma_async.m64nNk8`: blocks of
+/// W = lab08::wgmma_warpgroups warpgroups own (64·W) × N tiles, split-K, both from
+/// lab08::wgmma_plan; each warpgroup issues 3 wgmmas per k8-step, 6 per 16-deep slice of the wide
+/// tile (N = 128), so a layer's wgmmas are blocks × W × slices per block × 6, summed over the
+/// splits: tiles × W × slices × 6. Nsight
 /// Compute's `sm__inst_executed_pipe_tensor_op_gmma.sum` counts a warpgroup's instruction once per
-/// warp, 4 times (measured on an H200 for B32 C256→256 14×14: 677,376 = 392 blocks × 2 × 36 × 6 × 4).
+/// warp, 4 times (measured on an H200 for B32 C256→256 14×14 with the wide tile: 677,376 = 392
+/// blocks × 2 × 36 × 6 × 4). A layer of few tiles takes the narrow tile (64 columns, slices 32
+/// deep: m64n64k8, 12 a slice); lab08::wgmma_plan says which, for the launcher and the model.
 /// Its loader copies what steps 1 and 2's does (the same elements of the unrolled matrix, in
 /// another order when it gathers channel group × tap). Its sums chain over a block's whole share of
 /// the reduction, so its error bound is lab08::wgmma_chain_error_units; where that would break the
@@ -38,7 +41,7 @@ namespace convlab::analysis {
 /// The tensor-core instruction a step issues.
 enum class TensorInstruction {
   mma_sync,  ///< mma.sync.m16n8k8 (steps 1 and 2): one warp, 16 × 8 × 8
-  wgmma,     ///< wgmma.mma_async.m64n128k8 (step 5): one warpgroup of 4 warps, 64 × 128 × 8
+  wgmma,     ///< wgmma.mma_async.m64nNk8 (step 5): one warpgroup of 4 warps, 64 × N × 8 (N = plan.bn)
 };
 
 /// What one step of lab 08 issues, and how accurate its arithmetic is.
@@ -48,11 +51,12 @@ struct TensorCoreStep {
   TensorInstruction instruction = TensorInstruction::mma_sync;  ///< what it multiplies with
   int warpgroups = 0;           ///< wgmma: warpgroups per block (lab08::wgmma_warpgroups); 0 for mma.sync
   bool group_tap = false;       ///< wgmma: slices gathered channel group × tap (lab08::wgmma_group_tap)
+  bool narrow_tile = false;     ///< wgmma: lab08::WgmmaNarrow's tile (lab08::wgmma_plan), else WgmmaWide's
   bool on_cuda_cores = false;   ///< steps 2 and 5 on a reduction too short for 3xTF32: float32 FMAs
   /// Step 5 on a reduction too short for its chained sums to keep the FP32 rule
   /// (lab08::wgmma_chain_fits): the launcher runs step 2's kernel, and this step counts as step 2.
   bool runs_step2 = false;
-  GemmPlan plan;                ///< BM × 128 × 16, split-K
+  GemmPlan plan;                ///< BM × BN × BK, split-K
   int effective_splits = 1;     ///< splits after the launcher drops empty ones
   long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
   long long async_copies = 0;   ///< cp.async copies issued (the loader of lab 06 step 3)
