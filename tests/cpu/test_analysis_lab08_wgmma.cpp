@@ -99,7 +99,7 @@ TEST_CASE("lab08 step 5's chained sums keep the FP32 rule from 93 terms in one p
 }
 
 TEST_CASE("lab08 step 5: 16 and 32 channels are gathered channel group x tap, 15, 17 and 3 slice by slice as steps 1 "
-          "and 2; the narrow tile's 32-deep slices need 32 or 64, not 16 or 48",
+          "and 2, and the narrow tile's 32-deep slices need 32 or 64, not 16 or 48",
           "[lab08][wgmma]") {
   CHECK(lab08::wgmma_group_tap(16));
   CHECK(lab08::wgmma_group_tap(32));
@@ -150,7 +150,7 @@ TEST_CASE("lab08 step 5: a group-tap A row, 16 or 32 deep, is 16-byte aligned an
   }
 }
 
-TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes the narrow tile in 2 splits, as measured; wide "
+TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes the narrow tile in 2 splits, as measured: wide "
           "tiles split as split_k, narrow ones into the fewest parts that fill every slot",
           "[lab08][wgmma]") {
   const auto splits = [](const ConvLayerShape& s) { return lab08::wgmma_plan(s, 132).splits; };

@@ -223,8 +223,8 @@ struct WgmmaTile {
 using WgmmaWide = WgmmaTile<128, 16, 3>;
 /// The narrow tile: 64 columns, 32 deep (one tap of 32 channels), 2 stages; 32 accumulators a
 /// thread. Twice the tiles of the wide one for a layer too small to fill the GPU with those, and
-/// half the barriers and waits per wgmma: B32 C256→256 14×14 took 0.119 ms where the wide tile
-/// took 0.137 (H200, 2026-11-29, results/bench/nvidia-h200/lab08.md).
+/// half the barriers and waits per wgmma: B32 C256→256 14×14 took 0.119–0.121 ms in five bench
+/// runs where the wide tile took 0.137 (H200, 2026-11-29, results/bench/nvidia-h200/lab08.md).
 using WgmmaNarrow = WgmmaTile<64, 32, 2>;
 
 /// Warpgroups of a block on a layer of `filters` output channels: 2 (a 128-row tile) when it has
@@ -304,7 +304,8 @@ struct WgmmaPlan {
 ///     the narrow tile, 2 blocks an SM, split into the fewest parts that fill every slot. Each
 ///     block pays a fixed cost (its pipeline's start, the atomic adds of its tile) that
 ///     least_busy_split does not count: on B32 C256→256 14×14 (196 narrow tiles, 264 slots of an
-///     H200) 2 splits took 0.119 ms, the 4 that rule picks 0.126 (H200, 2026-11-29).
+///     H200) 2 splits took 0.119–0.120 ms, the 4 that rule picks 0.126–0.127 (a scratch program,
+///     two runs, H200, 2026-11-29).
 inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
   WgmmaPlan p{};
   p.warpgroups = wgmma_warpgroups(s.filters);
