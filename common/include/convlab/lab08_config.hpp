@@ -3,8 +3,8 @@
 ///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
 ///        shortest reduction it gives the tensor cores at FP32 accuracy (steps 1 and 2); the
 ///        banded steps' tiles (3 and 4); step 5's block tiles, warpgroups, planes and plan on
-///        Hopper's wgmma, and the GPU it needs; one place that the lab's launchers and the analysis model
-///        both read, as lab06_config.hpp is for lab 06.
+///        Hopper's wgmma, and the GPU it needs; one place that the lab's launchers and the
+///        analysis model both read, as lab06_config.hpp is for lab 06.
 #pragma once
 
 #include <algorithm>
@@ -79,11 +79,12 @@ inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn,
   return {((n + bn - 1) / bn) * ((s.filters + bm - 1) / bm), (kdim + depth - 1) / depth};
 }
 
-/// The rule of split_k and of wgmma_plan for the wide tile: `tiles` block tiles of `slices` slices each, `slots`
-/// blocks resident at once, the work counted per `units` (SMs, or slots). No split when the tiles
-/// fill every slot; else at least enough splits to fill them, and among those s (each split keeps
-/// at least 8 slices to pipeline) the one whose busiest unit has the least work, ⌈tiles·s / units⌉
-/// blocks of 1/s of a tile; the smallest s of equals, for the fewest atomic adds.
+/// The rule of split_k and of wgmma_plan for the wide tile: `tiles` block tiles of `slices`
+/// slices each, `slots` blocks resident at once, the work counted per `units` (SMs, or slots). No
+/// split when the tiles fill every slot; else at least enough splits to fill them, and among those
+/// s (each split keeps at least 8 slices to pipeline) the one whose busiest unit has the least
+/// work, ⌈tiles·s / units⌉ blocks of 1/s of a tile; the smallest s of equals, for the fewest
+/// atomic adds.
 inline int least_busy_split(long long tiles, long long slices, long long slots, long long units) {
   if (tiles >= slots) return 1;
   const long long most = std::max(1LL, slices / 8);
