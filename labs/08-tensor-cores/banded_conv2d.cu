@@ -24,38 +24,61 @@ namespace {
 /// The mask's band fragments, rewritten by every call (the mask may change between calls).
 __device__ uint4 g_band_fragments[band_fragment_count(kMaxMaskWidth)];
 
-/// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) block for mask width k.
+/// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) tile for mask width k.
 template <Precision Arith>
-constexpr int shared_bytes(int k) {
+constexpr int tile_bytes(int k) {
   return Arith == Precision::tf32x3 ? band_shared_bytes(k) : band_mixed_shared_bytes(k);
 }
 
-/// The band fragments, then the kernel with F floats per copy of the input tile.
-template <Precision Arith, int S, int F>
-void launch_copying(const Conv2dArgs& a) {
-  static const bool opted_in = [] {  // up to 96 KB of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    shared_bytes<Arith>(kMaxMaskWidth)));
+/// Shared memory an SM has for its blocks (queried once per process: the device does not change).
+int shared_per_sm() {
+  static const int bytes = [] {
+    int device = 0, value = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    return value;
+  }();
+  return bytes;
+}
+
+/// The band fragments, then the kernel with F floats per load of the input tile, and the
+/// fragments in shared memory or not.
+template <Precision Arith, int S, int F, bool FRAGS_SHARED>
+void launch_kernel(const Conv2dArgs& a, const uint4* frags) {
+  constexpr int kMaxBytes = tile_bytes<Arith>(kMaxMaskWidth) + (FRAGS_SHARED ? band_fragment_bytes(kMaxMaskWidth) : 0);
+  static const bool opted_in = [] {  // up to kMaxBytes of dynamic shared memory, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F, FRAGS_SHARED>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxBytes));
     return true;
   }();
   (void)opted_in;
+  const int bytes = tile_bytes<Arith>(a.mask_width) + (FRAGS_SHARED ? band_fragment_bytes(a.mask_width) : 0);
+  const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
+  banded_conv2d<Arith, S, F, FRAGS_SHARED><<<grid, kBandThreads, bytes>>>(a.N, frags, a.P, a.height, a.width,
+                                                                           a.mask_width);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <Precision Arith, int S, int F>
+void launch_loading(const Conv2dArgs& a) {
   uint4* frags = nullptr;
   CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&frags), g_band_fragments));
   const int count = band_fragment_count(a.mask_width);
   band_fragments<Arith><<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
   CUDA_CHECK(cudaGetLastError());
-  const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
-  banded_conv2d<Arith, S, F><<<grid, kBandThreads, shared_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
-                                                                                         a.width, a.mask_width);
-  CUDA_CHECK(cudaGetLastError());
+  if (band_fragments_shared(tile_bytes<Arith>(a.mask_width), a.mask_width, shared_per_sm())) {
+    launch_kernel<Arith, S, F, true>(a, frags);
+  } else {
+    launch_kernel<Arith, S, F, false>(a, frags);
+  }
 }
 
 template <Precision Arith, int S>
 void launch(const Conv2dArgs& a) {
   switch (band_copy_floats(a.mask_width, a.width)) {
-    case 4: return launch_copying<Arith, S, 4>(a);
-    case 2: return launch_copying<Arith, S, 2>(a);
-    default: return launch_copying<Arith, S, 1>(a);
+    case 4: return launch_loading<Arith, S, 4>(a);
+    case 2: return launch_loading<Arith, S, 2>(a);
+    default: return launch_loading<Arith, S, 1>(a);
   }
 }
 

@@ -19,7 +19,8 @@
 ///            K·16/(K + 15) fragments, unsplit); and an A fragment that serves S tiles: tile nb's
 ///            k-step s and tile nb + 1's k-step s − 1 read the same 8 input columns. Step 4: two
 ///            MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
-/// Achieves:  on an H200 at 8192², K = 17: step 3 0.829 ms, step 4 0.705 ms, lab 07 0.733 ms
+/// Achieves:  on an H200 at 8192², K = 17: step 3 0.813–0.819 ms, step 4 0.647–0.651 ms, lab 07
+///            0.732–0.734 ms
 ///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
 ///            MMAs, useful fraction and error bounds.
 ///
@@ -141,61 +142,90 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 }
 
 /// The kernel of steps 3 and 4 (given), in three phases: the input tile into shared memory, split
-/// into its big and small parts (zero outside the image); a band row (band_row_tf32x3 or
-/// band_row_tf32_bf16) for each mask row; the outputs out. Block (x, y) computes P's tile at
-/// row y·kBandTileRows, column x·kBandTileCols. F floats per copy: band_copy_floats(K, width).
-/// Dynamic shared memory: band_shared_bytes(K) for step 3, band_mixed_shared_bytes(K) for step 4.
+/// into its big and small parts (zero outside the image), with FRAGS_SHARED the band fragments
+/// beside it; a band row (band_row_tf32x3 or band_row_tf32_bf16) for each mask row; the outputs
+/// out. Block (x, y) computes P's tile at row y·kBandTileRows, column x·kBandTileCols. F floats
+/// per load: band_copy_floats(K, width). Dynamic shared memory: band_shared_bytes(K) for step 3,
+/// band_mixed_shared_bytes(K) for step 4, plus band_fragment_bytes(K) with FRAGS_SHARED (the
+/// launcher asks lab08::band_fragments_shared).
 ///
 /// Shared memory, rows = kBandTileRows + K − 1 of the input tile:
 ///   tile_big  [rows][LD]   N rounded to TF32 (both steps)
 ///   step 3: tile_small [rows][LD]  what rounding left, rounded to TF32 again
 ///   step 4: small2     [rows][LDP] N minus its TF32 part, in BF16: word 4q + t holds columns
 ///                                  8q + t and 8q + t + 4 (band_row_tf32_bf16's k order)
-template <Precision Arith, int S, int F>
+///   FRAGS_SHARED: frags_s [K·S·32]  the band fragments, a copy of `frags`, after the tile
+template <Precision Arith, int S, int F, bool FRAGS_SHARED>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
               int width, int K) {
   constexpr int NB = kBandWarpTiles, LD = band_tile_pitch(S), LDP = band_pair_pitch(S), COLS = band_tile_cols(S);
+  constexpr int GROUPS = COLS / kMmaK;                                     // column groups of the tile
+  constexpr int MAX_ROWS = kBandTileRows + kMaxMaskWidth - 1;              // its rows at the widest mask
+  constexpr int ITEMS = (MAX_ROWS * GROUPS + kBandThreads - 1) / kBandThreads;  // (row, group)s a thread loads
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(Arith == Precision::tf32x3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
-  static_assert(COLS % kMmaK == 0, "whole column groups: a thread splits columns t and t + 4 of one");
-  static_assert(COLS % F == 0 && LD % F == 0, "a copy of F floats lands on an F-float boundary");
+  static_assert(COLS % kMmaK == 0 && LD % 4 == 0 && LDP % 4 == 0, "whole column groups, 16-byte stores");
+  static_assert(kMmaK % F == 0, "a group is whole loads of F floats");
   extern __shared__ __align__(16) unsigned smem_u[];
   const int rows = kBandTileRows + K - 1;
   unsigned* tile_big = smem_u;
   unsigned* tile_small = smem_u + rows * LD;  // step 3
   unsigned* small2 = smem_u + rows * LD;      // step 4
+  uint4* frags_s = reinterpret_cast<uint4*>(smem_u + rows * (Arith == Precision::tf32x3 ? 2 * LD : LD + LDP));
   const int r = (K - 1) / 2;
   const int y0 = blockIdx.y * kBandTileRows, x0 = blockIdx.x * kBandTileCols;
 
   // 1. The input tile, tile[rr][cc] = N[y0 − r + rr][x0 − r + cc], 0 outside the image (the
-  //    lecture's ghost cells). First as raw floats in tile_big, F at a time, consecutive threads
-  //    along a row (coalesced), every copy of a thread in flight at once (cp.async: one load at a
-  //    time, each waiting for memory, would take about as long as the MMAs). Then, once every
-  //    thread's copies have landed, split in place: a thread takes columns t and t + 4 of a
-  //    column group, so that step 4 writes its two BF16 halves as one word.
-  float* raw = reinterpret_cast<float*>(tile_big);
-  for (int e = threadIdx.x; e < rows * (COLS / F); e += kBandThreads) {
-    const int rr = e / (COLS / F), cc = e % (COLS / F) * F;
-    const int y = y0 - r + rr, x = x0 - r + cc;
-    const bool inside = y >= 0 && y < height && x >= 0 && x < width;  // all F floats, or none
-    tiles::copy_async_or_zero<F>(&raw[rr * LD + cc], inside ? N + static_cast<size_t>(y) * width + x : N, inside);
+  //    lecture's ghost cells), as items (row rr, column group q) of 8 floats, q fastest: a warp
+  //    reads consecutive groups of a row (coalesced). A thread issues the loads of all its items
+  //    before it splits any (each load waits for memory: one at a time would take about as long
+  //    as the MMAs), F floats at a time; then splits each in registers and stores its parts, 16
+  //    bytes at a time. With FRAGS_SHARED the block first copies the band fragments beside it.
+  if constexpr (FRAGS_SHARED) {
+    for (int e = threadIdx.x; e < K * S * 32; e += kBandThreads) frags_s[e] = frags[e];
   }
-  tiles::copy_async_commit();
-  tiles::copy_async_wait<0>();
-  __syncthreads();
-  for (int e = threadIdx.x; e < rows * (COLS / 2); e += kBandThreads) {
-    const int rr = e / (COLS / 2), word = e % (COLS / 2);  // word 4q + t: columns 8q + t, 8q + t + 4
-    const int cc = word / 4 * kMmaK + word % 4;
-    const float v0 = raw[rr * LD + cc], v1 = raw[rr * LD + cc + 4];
+  float v[ITEMS][kMmaK];  // v[it]: item threadIdx.x + it·kBandThreads, its 8 columns
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const int e = static_cast<int>(threadIdx.x) + it * kBandThreads, rr = e / GROUPS, q = e % GROUPS;
+    const int y = y0 - r + rr, x = x0 - r + kMmaK * q;
+    const bool row_inside = rr < rows && y >= 0 && y < height;
+    const float* row = N + static_cast<size_t>(row_inside ? y : 0) * width;
+#pragma unroll
+    for (int c = 0; c < kMmaK; c += F) {
+      const bool inside = row_inside && x + c >= 0 && x + c < width;  // all F floats, or none
+      if constexpr (F == 4) {
+        const float4 w = inside ? __ldg(reinterpret_cast<const float4*>(row + x + c)) : make_float4(0, 0, 0, 0);
+        v[it][c] = w.x, v[it][c + 1] = w.y, v[it][c + 2] = w.z, v[it][c + 3] = w.w;
+      } else if constexpr (F == 2) {
+        const float2 w = inside ? __ldg(reinterpret_cast<const float2*>(row + x + c)) : make_float2(0, 0);
+        v[it][c] = w.x, v[it][c + 1] = w.y;
+      } else {
+        v[it][c] = inside ? __ldg(row + x + c) : 0.0f;
+      }
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < ITEMS; ++it) {
+    const int e = static_cast<int>(threadIdx.x) + it * kBandThreads, rr = e / GROUPS, q = e % GROUPS;
+    if (rr >= rows) continue;
+    uint4* big = reinterpret_cast<uint4*>(tile_big + rr * LD + kMmaK * q);
     if constexpr (Arith == Precision::tf32x3) {
-      split_tf32(v0, tile_big[rr * LD + cc], tile_small[rr * LD + cc]);
-      split_tf32(v1, tile_big[rr * LD + cc + 4], tile_small[rr * LD + cc + 4]);
+      unsigned b[kMmaK], s[kMmaK];
+#pragma unroll
+      for (int c = 0; c < kMmaK; ++c) split_tf32(v[it][c], b[c], s[c]);
+      uint4* small = reinterpret_cast<uint4*>(tile_small + rr * LD + kMmaK * q);
+      big[0] = make_uint4(b[0], b[1], b[2], b[3]), big[1] = make_uint4(b[4], b[5], b[6], b[7]);
+      small[0] = make_uint4(s[0], s[1], s[2], s[3]), small[1] = make_uint4(s[4], s[5], s[6], s[7]);
     } else {
-      const unsigned b0 = to_tf32(v0), b1 = to_tf32(v1);
-      tile_big[rr * LD + cc] = b0;
-      tile_big[rr * LD + cc + 4] = b1;
-      small2[rr * LDP + word] = pack_bf16x2(v0 - tf32_value(b0), v1 - tf32_value(b1));
+      unsigned b[kMmaK], p[4];  // p[j]: word 4q + j of small2, columns j and j + 4
+#pragma unroll
+      for (int c = 0; c < kMmaK; ++c) b[c] = to_tf32(v[it][c]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) p[j] = pack_bf16x2(v[it][j] - tf32_value(b[j]), v[it][j + 4] - tf32_value(b[j + 4]));
+      big[0] = make_uint4(b[0], b[1], b[2], b[3]), big[1] = make_uint4(b[4], b[5], b[6], b[7]);
+      *reinterpret_cast<uint4*>(small2 + rr * LDP + 4 * q) = make_uint4(p[0], p[1], p[2], p[3]);
     }
   }
   __syncthreads();
@@ -208,9 +238,9 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   float acc[NB][4] = {};  // acc[nb]: D of the warp's tile nb (rows wy .. +16, columns wx + 8nb .. +8)
 #pragma unroll 1
   for (int i = 0; i < K; ++i) {
-    uint4 b[S];  // this lane's band fragments of mask row i (the mask is the same for every block: L1 hits)
+    uint4 b[S];  // this lane's band fragments of mask row i
 #pragma unroll
-    for (int s = 0; s < S; ++s) b[s] = frags[(i * S + s) * 32 + lane];
+    for (int s = 0; s < S; ++s) b[s] = FRAGS_SHARED ? frags_s[(i * S + s) * 32 + lane] : frags[(i * S + s) * 32 + lane];
     const int row = wy + g + i;
     if constexpr (Arith == Precision::tf32x3) {
       band_row_tf32x3<S, NB, LD>(tile_big + row * LD + wx + t, tile_small + row * LD + wx + t, b, acc);

@@ -74,7 +74,7 @@ TEST_CASE("lab08 banded analysis: step 4 issues two MMAs per k-step where step 3
   CHECK(banded_mixed_bounds(a, c).mma_s == Approx(banded_bounds(a, c).mma_s * 2 / 3));
 }
 
-TEST_CASE("lab08 banded tile copies are as wide as the mask's radius and the image's width allow",
+TEST_CASE("lab08 banded tile loads are as wide as the mask's radius and the image's width allow",
           "[lab08][banded]") {
   CHECK(lab08::band_copy_floats(17, 8192) == 4);  // r = 8
   CHECK(lab08::band_copy_floats(9, 8192) == 4);   // r = 4
@@ -85,7 +85,7 @@ TEST_CASE("lab08 banded tile copies are as wide as the mask's radius and the ima
   CHECK(lab08::band_copy_floats(17, 301) == 1);   // an odd width
 }
 
-TEST_CASE("lab08 banded tile copies lie wholly inside the image or wholly in its padding, aligned to their size",
+TEST_CASE("lab08 banded tile loads lie wholly inside the image or wholly in its padding, aligned to their size",
           "[lab08][banded]") {
   for (int k = lab08::kBandMinMask; k <= 17; ++k) {
     for (int width : {7, 128, 129, 258, 301, 520, 8192}) {
@@ -94,7 +94,7 @@ TEST_CASE("lab08 banded tile copies lie wholly inside the image or wholly in its
       for (int x0 = 0; x0 < width; x0 += lab08::kBandTileCols) {
         for (int c = 0; c < cols; c += f) {
           const int x = x0 - r + c;
-          INFO("K = " << k << ", width " << width << ", copy of " << f << " at column " << x);
+          INFO("K = " << k << ", width " << width << ", load of " << f << " at column " << x);
           CHECK(((x % f) + f) % f == 0);
           const bool first_inside = x >= 0 && x < width, last_inside = x + f - 1 >= 0 && x + f - 1 < width;
           CHECK(first_inside == last_inside);
@@ -102,4 +102,21 @@ TEST_CASE("lab08 banded tile copies lie wholly inside the image or wholly in its
       }
     }
   }
+}
+
+TEST_CASE("lab08 banded blocks keep the band fragments in shared memory only where two blocks still fit an SM",
+          "[lab08][banded]") {
+  constexpr int kH200 = 233'472;  // 228 KB an SM (compute capability 9.0)
+  // Step 4 at K = 17: 71,680 + 26,112 bytes a block, two blocks fit.
+  CHECK(lab08::band_fragment_bytes(17) == 17 * 3 * 32 * 16);
+  CHECK(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, kH200));
+  // Step 3 at K = 17: 94,720 + 26,112 bytes would leave room for one block; at K = 12 two fit.
+  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_shared_bytes(17), 17, kH200));
+  CHECK(lab08::band_fragments_shared(lab08::band_shared_bytes(12), 12, kH200));
+  // The edge: exactly two blocks and their reserved kilobyte each.
+  const int block = lab08::band_mixed_shared_bytes(17) + lab08::band_fragment_bytes(17) + lab08::kReservedSharedPerBlock;
+  CHECK(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, 2 * block));
+  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, 2 * block - 1));
+  // An SM of 100 KB (compute capability 8.6, 8.9): never.
+  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(13), 13, 102'400));
 }

@@ -142,20 +142,33 @@ CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCo
 /// The tile's row pitch in floats: its columns plus 4, an odd multiple of 4 (mod 32), so that a
 /// warp's fragment load (rows g, columns t, g < 8, t < 4) touches 32 different banks.
 CONVLAB_HOST_DEVICE constexpr int band_tile_pitch(int steps) { return band_tile_cols(steps) + 4; }
-/// Floats per copy of the input tile (4, 2 or 1: one cp.async of 16, 8 or 4 bytes): the widest
-/// that divides both the mask's radius r = (K − 1)/2 and the image's width. A copy then starts at
-/// a column x0 − r + c·F (x0 a multiple of kBandTileCols) that is a multiple of F, and so does
-/// the image's last column + 1: every copy lies wholly inside the image or wholly in its zero
-/// padding, and its global address is aligned to its size. Fewer, wider copies: the tile's copy
+/// Floats per load of the input tile (4, 2 or 1: one load of 16, 8 or 4 bytes): the widest that
+/// divides both the mask's radius r = (K − 1)/2 and the image's width. A load then starts at a
+/// column x0 − r + c·F (x0 a multiple of kBandTileCols) that is a multiple of F, and so does the
+/// image's last column + 1: every load lies wholly inside the image or wholly in its zero
+/// padding, and its global address is aligned to its size. Fewer, wider loads: the tile's copy
 /// was a third of the kernel's instructions at one float each (results/bench/nvidia-h200/lab08.md).
 CONVLAB_HOST_DEVICE constexpr int band_copy_floats(int k, int width) {
   const int r = (k - 1) / 2;
   return r % 4 == 0 && width % 4 == 0 ? 4 : r % 2 == 0 && width % 2 == 0 ? 2 : 1;
 }
-static_assert(kBandTileCols % 4 == 0, "x0 a multiple of every copy width");
+static_assert(kBandTileCols % 4 == 0, "x0 a multiple of every load width");
 /// The mask's band fragments: K·S·32 of 4 registers (a lane's b0, b1, big and small), made once
-/// per call by their own kernel and read by every block through the L1 cache.
+/// per call by their own kernel.
 CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_steps(k) * 32; }
+/// Shared memory the band fragments take when a block copies them beside its tile (16 bytes each).
+constexpr int band_fragment_bytes(int k) { return band_fragment_count(k) * 16; }
+/// Shared memory the GPU reserves for each resident block (1 KB on compute capability 8.x and 9.0).
+inline constexpr int kReservedSharedPerBlock = 1024;
+/// Whether a block of steps 3 and 4 copies the band fragments into shared memory (its warps then
+/// read them there) rather than reading them from global memory through the L1 cache: where two
+/// blocks of `tile_bytes` plus the fragments of mask width k still fit an SM's `shared_per_sm`
+/// bytes. Step 4 at K = 17 on an H200 (228 KB an SM): two blocks of 70 + 25.5 KB fit, and reading
+/// the fragments from shared memory took 6–7 % off its time (results/bench/nvidia-h200/lab08.md);
+/// step 3 at K = 17 (92.5 + 25.5 KB) would lose its second block, and keeps them in global memory.
+constexpr bool band_fragments_shared(int tile_bytes, int k, int shared_per_sm) {
+  return 2 * (tile_bytes + band_fragment_bytes(k) + kReservedSharedPerBlock) <= shared_per_sm;
+}
 /// Dynamic shared memory of a block for mask width k: the input tile, (kBandTileRows + K − 1)
 /// rows, twice: its big and its small TF32 parts, split once as the tile is loaded.
 constexpr int band_shared_bytes(int k) { return 2 * (kBandTileRows + k - 1) * band_tile_pitch(band_steps(k)) * 4; }
