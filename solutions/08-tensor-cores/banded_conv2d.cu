@@ -41,8 +41,8 @@ int shared_per_sm() {
   return bytes;
 }
 
-/// The band fragments, then the kernel with F floats per load of the input tile, and the
-/// fragments in shared memory or not.
+/// The kernel with F floats per load of the input tile, the band fragments `frags` copied into
+/// shared memory by each block or read from global memory.
 template <Precision Arith, int S, int F, bool FRAGS_SHARED>
 void launch_kernel(const Conv2dArgs& a, const uint4* frags) {
   constexpr int kMaxBytes = tile_bytes<Arith>(kMaxMaskWidth) + (FRAGS_SHARED ? band_fragment_bytes(kMaxMaskWidth) : 0);
@@ -59,6 +59,8 @@ void launch_kernel(const Conv2dArgs& a, const uint4* frags) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+/// The band fragments, then the kernel, with them in shared memory where two blocks an SM still
+/// fit (band_fragments_shared).
 template <Precision Arith, int S, int F>
 void launch_loading(const Conv2dArgs& a) {
   uint4* frags = nullptr;

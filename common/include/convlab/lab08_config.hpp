@@ -164,8 +164,9 @@ inline constexpr int kReservedSharedPerBlock = 1024;
 /// read them there) rather than reading them from global memory through the L1 cache: where two
 /// blocks of `tile_bytes` plus the fragments of mask width k still fit an SM's `shared_per_sm`
 /// bytes. Step 4 at K = 17 on an H200 (228 KB an SM): two blocks of 70 + 25.5 KB fit, and reading
-/// the fragments from shared memory took 6–7 % off its time (results/bench/nvidia-h200/lab08.md);
-/// step 3 at K = 17 (92.5 + 25.5 KB) would lose its second block, and keeps them in global memory.
+/// the fragments from shared memory took about 5 % off its time at K = 13 to 17
+/// (results/bench/nvidia-h200/lab08.md); step 3 at K = 17 (92.5 + 25.5 KB) would lose its second
+/// block, and keeps them in global memory.
 constexpr bool band_fragments_shared(int tile_bytes, int k, int shared_per_sm) {
   return 2 * (tile_bytes + band_fragment_bytes(k) + kReservedSharedPerBlock) <= shared_per_sm;
 }
