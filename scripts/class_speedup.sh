@@ -10,7 +10,8 @@
 # then the speed-up of two GPUs over one and every student whose points differ between the runs
 # (correctness must be equal but for a lab with a data race; speed points may move with timing
 # noise, and are listed when they do). For each run also a student's median checks, timing and
-# waiting seconds, and every lab the grader's time checks flagged.
+# waiting seconds, each lab's median seconds of a turn alone (timing_by_lab), and every lab the
+# grader's time checks flagged.
 #
 #   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize]
 #   RUNS=one-gpu scripts/class_speedup.sh ...   one run only; a later call with RUNS=two-gpus and
@@ -92,6 +93,14 @@ for name in walls:
     print(f"{name}: a student's medians: checks {median('checks_s'):.1f} s, timing alone {median('timing_s'):.1f} s, "
           f"waiting for the GPU {median('waited_s'):.1f} s; labs with a time flag: {len(flagged)}"
           + (f" ({', '.join(flagged)})" if flagged else ""))
+    # Where a turn alone goes, lab by lab (the grader's timing_by_lab): the median over the students timed.
+    by_lab = {}
+    for s in subs:
+        for entry in s.get("timing_by_lab", []):
+            by_lab.setdefault(entry["lab"], []).append(entry["s"])
+    if by_lab:
+        print(f"{name}: a lab's seconds in a turn alone (median): " +
+              ", ".join(f"{lab} {sorted(v)[len(v) // 2]:.2f}" for lab, v in sorted(by_lab.items())))
 if len(walls) < 2:
     sys.exit(0)
 print(f"two GPUs over one: {walls['one-gpu'] / walls['two-gpus']:.2f}x "

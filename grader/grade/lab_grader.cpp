@@ -252,10 +252,19 @@ void time_lab(CheckedLab& checked, GradingEnvironment& env) {
   LabResult& result = checked.result;
   const LabInfo& lab = result.lab;
   if (checked.timing_due) {
-    std::string reference_problem;
     // A stretch stub's speed is not counted either (nor its "not implemented" on the timed case).
-    result.performance =
-        run_performance(lab, checked.exe, *checked.listing, env, &reference_problem, checked.stretch_stubs);
+    checked.timed = time_performance(lab, checked.exe, *checked.listing, env, checked.stretch_stubs);
+  }
+  if (env.settings().profile && !result.correctness.hung) profile(lab, checked.exe, *checked.listing, env, result);
+}
+
+LabResult finish_lab(CheckedLab checked, GradingEnvironment& env) {
+  LabResult& result = checked.result;
+  if (checked.settled) return std::move(result);
+  if (checked.timed) {
+    const std::string reference_problem = checked.timed->could_not_grade;
+    result.performance = judge_performance(std::move(*checked.timed), env);
+    checked.timed.reset();
     if (!reference_problem.empty()) {
       result.could_not_grade = true;
       result.could_not_grade_reason = reference_problem;
@@ -265,12 +274,6 @@ void time_lab(CheckedLab& checked, GradingEnvironment& env) {
       if (v.correct && v.ratio() && v.fraction < 1) add_reason(result.reasons, reason::kTooSlow);
     }
   }
-  if (env.settings().profile && !result.correctness.hung) profile(lab, checked.exe, *checked.listing, env, result);
-}
-
-LabResult finish_lab(CheckedLab checked, GradingEnvironment& env) {
-  LabResult& result = checked.result;
-  if (checked.settled) return std::move(result);
   result.prediction = predict_lab(result.lab.number, prediction_context(result.lab, checked.exe, env));
   // The case the model's numbers are about; none for lab 08, whose steps are on two cases (its
   // prediction's config names them, and each measurement its own).
@@ -332,7 +335,12 @@ SubmissionResult grade_submission_as_built(const std::string& name, const std::s
   if (std::any_of(checked.begin(), checked.end(), [&](const std::optional<CheckedLab>& c) { return c->needs_gpu_alone(env.settings()); })) {
     const GpuTurns::Turn turn = env.gpu_turns().alone();
     times.waited_s += turn.waited_s();
-    for (std::optional<CheckedLab>& c : checked) time_lab(*c, env);
+    for (std::optional<CheckedLab>& c : checked) {
+      if (!c->needs_gpu_alone(env.settings())) continue;
+      const Clock::time_point start = Clock::now();
+      time_lab(*c, env);
+      times.timing_by_lab.emplace_back(c->result.lab.id(), std::chrono::duration<double>(Clock::now() - start).count());
+    }
     times.timing_s += turn.held_s();
   }
   SubmissionResult s;

@@ -5,9 +5,9 @@
 // A lab is graded in three steps, so that students graded on one GPU at once can share it
 // where sharing is fair (session/gpu_turns.hpp): check_lab (correctness, sanitizers: a shared
 // turn), time_lab (timing, Nsight Compute: a turn alone), finish_lab (the model's prediction and
-// the points: no GPU). A submission takes one shared turn for its labs' checks (or one per lot
-// of labs, when they are handed over as they are built), then one turn alone for all their
-// timing.
+// the points, and the judging of the timed calls' samples: no GPU). A submission takes one
+// shared turn for its labs' checks (or one per lot of labs, when they are handed over as they are
+// built), then one turn alone for all their timing.
 //
 // Where the executables come from (the project's build, or a submission built out of tree) is
 // the caller's business: this part only runs them, which is what lets the CPU tests drive it
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "build/lab_compile.hpp"
+#include "performance/performance_pass.hpp"
 #include "session/grade_result.hpp"
 #include "session/gpu_environment.hpp"
 
@@ -37,6 +38,7 @@ struct CheckedLab {
   const LabVariants* listing = nullptr;
   std::set<std::string> stretch_stubs;  ///< the rubric's stretch variants still stubs: not timed
   bool timing_due = false;              ///< correct enough to be timed
+  std::optional<TimedPerformance> timed;  ///< timed by time_lab, its samples judged by finish_lab
   [[nodiscard]] bool needs_gpu_alone(const GradeSettings& s) const {
     return !settled && (timing_due || (s.profile && !result.correctness.hung));
   }
@@ -46,7 +48,8 @@ struct CheckedLab {
 CheckedLab check_lab(const LabInfo& lab, const LabExecutable& executable, GradingEnvironment& env);
 /// Timing against the reference, and Nsight Compute: runs that need the GPU alone.
 void time_lab(CheckedLab& lab, GradingEnvironment& env);
-/// The model's prediction and the points.
+/// The timed calls' samples judged and the speed scored (performance_pass.hpp's judge_performance),
+/// the model's prediction and the points: no GPU.
 LabResult finish_lab(CheckedLab lab, GradingEnvironment& env);
 
 /// Grades one lab: the three steps, each in its turn on the environment's GPU.
@@ -56,6 +59,8 @@ LabResult grade_lab(const LabInfo& lab, const LabExecutable& executable, Grading
 struct GpuPhases {
   double checks_s = 0;  ///< in its shared turns
   double timing_s = 0;  ///< in its turn alone
+  /// Seconds of its turn alone lab by lab, in the order timed (lab id, seconds): where the turn went.
+  std::vector<std::pair<std::string, double>> timing_by_lab;
   double waited_s = 0;  ///< waiting for its turns
   double waited_for_builds_s = 0;  ///< waiting for labs still compiling, holding no turn
   /// When its first check began (its first shared turn taken); unset if it never took one.

@@ -17,8 +17,9 @@ namespace {
 
 // What proves a variant's timed phase: the grader's record of the dialog, the runner's numbers
 // where they agree with it, and the samples of every timed output, judged here.
+// Samples judged later are moved to `keep` first: the runner's output folder goes with run_timed.
 void check_phase(TimedVariant& t, const RunnerEntry& entry, const RunnerReport& report, const GradingCase& perf,
-                 const VariantInfo& v, const RunnerCall& call) {
+                 const VariantInfo& v, const RunnerCall& call, SampleJudging when, const fs::path& keep) {
   const WitnessPhase* phase = find_phase(report.witness, perf.info.id(), v.name);
   if (phase == nullptr) {
     t.unverified = "its timed phase never opened the grader's window";
@@ -34,8 +35,17 @@ void check_phase(TimedVariant& t, const RunnerEntry& entry, const RunnerReport& 
     t.unverified = fmt::format("its report of the timed calls disagrees with the dialog ({} calls said)", phase->calls);
     return;
   }
-  t.timed_outputs = judge_timed_outputs(report.output_dir / witness::samples_file_name(perf.info.name, v.name),
-                                        {perf.info, phase->seed, phase->nonce, call.witnessed_warmup, phase->calls, v.tolerance});
+  const fs::path samples = report.output_dir / witness::samples_file_name(perf.info.name, v.name);
+  const TimedOutputsSpec spec{perf.info, phase->seed, phase->nonce, call.witnessed_warmup, phase->calls, v.tolerance};
+  if (when == SampleJudging::later) {
+    PendingSamples pending{keep / samples.filename(), spec};
+    std::error_code ec;
+    fs::create_directories(keep, ec);
+    fs::rename(samples, pending.file, ec);  // a file that is not there is judged "no output" later
+    t.pending = std::move(pending);
+  } else {
+    t.timed_outputs = judge_timed_outputs(samples, spec);
+  }
   t.evidence = PhaseEvidence{entry.timed_calls->event_median_ms, entry.timed_calls->wall_median_ms, phase->calls,
                              phase->window_ms};
 }
@@ -76,7 +86,9 @@ VariantTiming score_variant(const VariantInfo& v, const TimedRun& run, const Ref
     return t;
   }
   const TimedVariant& tv = it->second;
-  t.correct = tv.judgement.pass && (!tv.evidence || tv.timed_outputs.pass);
+  // Samples not judged yet count as right for now: judge_performance scores the variant again.
+  const bool samples_pass = tv.pending.has_value() || tv.timed_outputs.pass;
+  t.correct = tv.judgement.pass && (!tv.evidence || samples_pass);
   if (!tv.judgement.pass) {
     t.note = fmt::format("wrong on the performance case: {}", tv.judgement.message);
     return t;
@@ -90,7 +102,7 @@ VariantTiming score_variant(const VariantInfo& v, const TimedRun& run, const Ref
     t.note = fmt::format("no speed points: {}", tv.unverified);
     return t;
   }
-  if (!tv.timed_outputs.pass) {
+  if (!samples_pass) {
     t.flags.push_back({reason::kWrongOnTimedCall, tv.timed_outputs.message});
     t.note = fmt::format("no speed points: {}", tv.timed_outputs.message);
     return t;
@@ -154,7 +166,7 @@ PerformanceCases performance_cases(const LabInfo& lab, const LabVariants& listin
 }
 
 TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const PerformanceCases& perf,
-                   GradingEnvironment& env, const fs::path& work) {
+                   GradingEnvironment& env, const fs::path& work, SampleJudging when) {
   TimedRun out;
   RunnerCall call;
   call.exe = exe;
@@ -191,7 +203,7 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Perfor
       t.judgement.message = entry->message;
     }
     t.time_ms = entry->time_ms;
-    if (t.judgement.pass && t.time_ms) check_phase(t, *entry, report, c, v, call);
+    if (t.judgement.pass && t.time_ms) check_phase(t, *entry, report, c, v, call, when, work / "samples");
     out.variants.emplace(v.name, std::move(t));
   }
   if (report.timed_out()) {
@@ -210,6 +222,16 @@ TimedRun run_timed(const fs::path& exe, const LabVariants& listing, const Perfor
   }
   fs::remove_all(report.output_dir);  // large outputs: judged, not kept
   return out;
+}
+
+void judge_samples(TimedRun& run) {
+  for (auto& [variant, t] : run.variants) {
+    if (!t.pending) continue;
+    t.timed_outputs = judge_timed_outputs(t.pending->file, t.pending->spec);
+    std::error_code ec;
+    fs::remove(t.pending->file, ec);
+    t.pending.reset();
+  }
 }
 
 namespace {
@@ -290,54 +312,71 @@ void time_references_ahead(const std::vector<LabInfo>& labs, GradingEnvironment&
   }
 }
 
-PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabVariants& listing,
-                                  GradingEnvironment& env, std::string* could_not_grade,
-                                  const std::set<std::string>& left_out) {
-  PerformanceResult result;
-  const PerformanceCases perf = performance_cases(lab, listing, env);
+TimedPerformance time_performance(const LabInfo& lab, const fs::path& exe, const LabVariants& listing,
+                                  GradingEnvironment& env, const std::set<std::string>& left_out) {
+  TimedPerformance timed;
+  PerformanceResult& result = timed.result;
+  timed.perf = performance_cases(lab, listing, env);
+  const PerformanceCases& perf = timed.perf;
   result.attempted = true;
   for (const auto& [problem, c] : perf) result.case_ids.push_back(c->info.id());
   if (std::string unsuited = unsuited_case(lab, listing, perf); !unsuited.empty()) {
-    result.note = std::move(unsuited);
-    if (could_not_grade) *could_not_grade = result.note;
-    return result;
+    result.note = timed.could_not_grade = std::move(unsuited);
+    return timed;
   }
   const ReferenceTiming& reference = reference_timing(lab, listing, env);
   if (!reference.unavailable.empty()) {
     result.note = reference.unavailable;
-    if (could_not_grade) *could_not_grade = fmt::format("{} performance: {}", lab.id(), reference.unavailable);
-    return result;
+    timed.could_not_grade = fmt::format("{} performance: {}", lab.id(), reference.unavailable);
+    return timed;
   }
-  const Rubric& rubric = env.rubric();
-  std::vector<const VariantInfo*> scored;
+  timed.reference = &reference;
   for (const VariantInfo& v : listing.variants) {
-    if (v.accepts(perf.at(v.problem)->info) && !left_out.count(v.name)) scored.push_back(&v);  // left out: a stretch stub
+    if (v.accepts(perf.at(v.problem)->info) && !left_out.count(v.name)) timed.scored.push_back(&v);  // left out: a stretch stub
   }
 
   env.progress(fmt::format("{}: timing on {}", lab.id(), result.cases_text()));
-  const fs::path work = env.fresh_dir(lab.id() + "-performance");
-  const TimedRun run = run_timed(exe, listing, perf, env, work);
-  std::vector<VariantTiming> timings;
-  for (const VariantInfo* v : scored) timings.push_back(score_variant(*v, run, reference, *perf.at(v->problem), rubric));
+  timed.work = env.fresh_dir(lab.id() + "-performance");
+  timed.first = run_timed(exe, listing, perf, env, timed.work, SampleJudging::later);
 
   // A variant out of the full-points band, or flagged, is timed once more and keeps the better
   // of its two runs: a one-off slow run (clocks ramping, a neighbour on the GPU) or a phase the
   // grader's clock caught in a hiccup should not cost points, while a kernel that really is
-  // slower, or really hides its work, does it twice.
-  const bool again = run.failure.empty() && std::any_of(timings.begin(), timings.end(), [](const VariantTiming& t) {
+  // slower, or really hides its work, does it twice. Decided on the times and the full output,
+  // the samples being judged after the turn: a variant whose samples then fail was timed again
+  // for nothing, and scores nothing either way.
+  const bool again = timed.first.failure.empty() &&
+                     std::any_of(timed.scored.begin(), timed.scored.end(), [&](const VariantInfo* v) {
+                       const VariantTiming t = score_variant(*v, timed.first, reference, *perf.at(v->problem), env.rubric());
                        return t.correct && t.time_ms && (t.fraction < 1 || !t.flags.empty());
                      });
   if (again) {
     env.progress(fmt::format("{}: timing again (a variant was flagged or out of the full-points band)", lab.id()));
-    const fs::path again_dir = env.fresh_dir(lab.id() + "-performance-again");
-    const TimedRun second = run_timed(exe, listing, perf, env, again_dir);
-    fs::remove_all(again_dir);
-    const ReferenceTiming same_turn = reference_timed_again(lab, listing, perf, reference, env);
-    for (std::size_t i = 0; i < scored.size(); ++i) {
-      VariantTiming retimed = score_variant(*scored[i], second, same_turn, *perf.at(scored[i]->problem), rubric);
+    timed.work_again = env.fresh_dir(lab.id() + "-performance-again");
+    timed.again = run_timed(exe, listing, perf, env, timed.work_again, SampleJudging::later);
+    timed.same_turn = reference_timed_again(lab, listing, perf, reference, env);
+  }
+  return timed;
+}
+
+PerformanceResult judge_performance(TimedPerformance timed, GradingEnvironment& env) {
+  PerformanceResult result = std::move(timed.result);
+  if (timed.reference == nullptr) return result;  // not timed: the note says why
+  judge_samples(timed.first);
+  if (timed.again) judge_samples(*timed.again);
+  const Rubric& rubric = env.rubric();
+  std::vector<VariantTiming> timings;
+  for (const VariantInfo* v : timed.scored) {
+    timings.push_back(score_variant(*v, timed.first, *timed.reference, *timed.perf.at(v->problem), rubric));
+  }
+  if (timed.again) {
+    for (std::size_t i = 0; i < timed.scored.size(); ++i) {
+      const VariantInfo& v = *timed.scored[i];
+      VariantTiming retimed = score_variant(v, *timed.again, *timed.same_turn, *timed.perf.at(v.problem), rubric);
       if (better(retimed, timings[i])) timings[i] = std::move(retimed);
     }
   }
+  const TimedRun& run = timed.first;
   for (VariantTiming& t : timings) {
     const auto it = run.variants.find(t.variant);
     if (!t.correct && it != run.variants.end()) {
@@ -348,8 +387,19 @@ PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const
   }
   if (!run.failure.empty()) result.note = run.failure;
   for (const std::string& r : run.reasons) add_reason(result.reasons, r);
-  fs::remove_all(work);
+  for (const fs::path& dir : {timed.work, timed.work_again}) {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
   return result;
+}
+
+PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabVariants& listing,
+                                  GradingEnvironment& env, std::string* could_not_grade,
+                                  const std::set<std::string>& left_out) {
+  TimedPerformance timed = time_performance(lab, exe, listing, env, left_out);
+  if (could_not_grade != nullptr && !timed.could_not_grade.empty()) *could_not_grade = timed.could_not_grade;
+  return judge_performance(std::move(timed), env);
 }
 
 }  // namespace convlab::grader

@@ -23,6 +23,14 @@ struct TimedOutputsSpec {
   Tolerance tolerance = Tolerance::fp32();
 };
 
+/// A phase's samples kept to be judged later, outside the turn alone on the GPU that timed them:
+/// recomputing them costs about a core-second per conv-layer variant (100 calls × 8192 outputs ×
+/// C·K² terms), which a turn alone should not hold the GPU for.
+struct PendingSamples {
+  std::filesystem::path file;  ///< the runner's samples, moved out of its output folder
+  TimedOutputsSpec spec;
+};
+
 /// Judges `samples` (a float32 .npy of [calls][fresh::kSamplesPerCall], written by the runner).
 /// A missing or malformed file fails, with the reason "no output".
 Judgement judge_timed_outputs(const std::filesystem::path& samples, const TimedOutputsSpec& spec);

@@ -103,10 +103,12 @@ json schedule_json(const ClassOutcome& outcome) {
       labs.push_back({{"lab", b.lab}, {"start_s", b.start_s}, {"end_s", b.end_s}, {"cores", b.cores},
                       {"core_s", b.core_s}, {"compiled", b.compiled}, {"shared_from", b.shared_from}});
     }
+    json timing_by_lab = json::array();
+    for (const auto& [lab, seconds] : r.phases.timing_by_lab) timing_by_lab.push_back({{"lab", lab}, {"s", seconds}});
     list.push_back({{"submission", r.submission}, {"build_start_s", r.build_start_s}, {"build_end_s", r.build_end_s},
                     {"build_core_s", r.build_core_s}, {"labs", labs}, {"gpu", r.gpu}, {"gpu_worker", r.gpu_worker},
                     {"gpu_start_s", r.gpu_start_s}, {"gpu_end_s", r.gpu_end_s}, {"checks_s", r.phases.checks_s},
-                    {"timing_s", r.phases.timing_s}, {"waited_s", r.phases.waited_s},
+                    {"timing_s", r.phases.timing_s}, {"timing_by_lab", timing_by_lab}, {"waited_s", r.phases.waited_s},
                     {"waited_for_builds_s", r.phases.waited_for_builds_s}});
   }
   const ClassCost& c = outcome.cost;

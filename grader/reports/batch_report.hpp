@@ -38,8 +38,9 @@ inline constexpr int kScheduleJsonVersion = 3;
 /// first_on_gpu_s, compiles, shared (labs copied from an identical student's compile). Each
 /// submission: build_start_s, build_end_s, build_core_s, "labs": [{"lab", "start_s", "end_s",
 /// "cores", "core_s", "compiled", "shared_from"}], gpu, gpu_worker, gpu_start_s, gpu_end_s and
-/// its time on the GPU: checks_s in shared turns, timing_s in a turn alone, waited_s for them,
-/// waited_for_builds_s for its labs still compiling (holding no turn).
+/// its time on the GPU: checks_s in shared turns, timing_s in a turn alone ("timing_by_lab":
+/// [{"lab", "s"}], each lab's seconds of it), waited_s for them, waited_for_builds_s for its labs
+/// still compiling (holding no turn).
 /// scripts/class_speedup.sh reads these fields.
 nlohmann::json schedule_json(const ClassOutcome& outcome);
 

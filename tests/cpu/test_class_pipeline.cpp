@@ -261,6 +261,11 @@ TEST_CASE("class pipeline: students on one GPU share it for their checks, and a 
     workers.insert(r.gpu * 3 + r.gpu_worker);
     CHECK(r.phases.checks_s >= 0.3);  // its lab's correctness run, in its shared turn
     CHECK(r.phases.timing_s > 0);     // correct: timed, in its turn alone
+    // Its one lab's share of the turn alone, named, and no more than the turn.
+    REQUIRE(r.phases.timing_by_lab.size() == 1);
+    CHECK(r.phases.timing_by_lab[0].first == "lab01");
+    CHECK(r.phases.timing_by_lab[0].second > 0);
+    CHECK(r.phases.timing_by_lab[0].second <= r.phases.timing_s);
   }
   CHECK(workers.size() > 2);  // more than one worker per GPU had students
   for (const SubmissionResult& r : out.results) CHECK(r.score() == Approx(r.max_score()));

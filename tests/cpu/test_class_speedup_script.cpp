@@ -2,8 +2,8 @@
 // the reports a real one writes (CSV, schedule JSON), and takes half as long on two GPUs as on
 // one. Two GPUs flag one student's lab with a time check and change another's correctness, as a
 // racy lab can. The script must print each run's row, the speed-up from the wall times it
-// measured, a student's median phases, the flagged lab by name, and the student whose
-// correctness differs, and fail for it.
+// measured, a student's median phases and a lab's seconds of a turn alone, the flagged lab by
+// name, and the student whose correctness differs, and fail for it.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -52,8 +52,9 @@ cat > "$schedule" <<JSON
  "measured": {"cores": 32, "gpus": $n, "wall_s": 1.0, "build_core_s": 64.0, "gpu_s": 4.0, "bound_s": $((4 / n)).0,
               "first_on_gpu_s": 0.5, "compiles": 3, "shared": 0},
  "submissions": [
-  {"submission": "a", "checks_s": 1.0, "timing_s": 2.0, "waited_s": 0.0},
-  {"submission": "b", "checks_s": 3.0, "timing_s": 4.0, "waited_s": 1.0},
+  {"submission": "a", "checks_s": 1.0, "timing_s": 2.0, "waited_s": 0.0, "timing_by_lab": [{"lab": "lab01", "s": 2.0}]},
+  {"submission": "b", "checks_s": 3.0, "timing_s": 4.0, "waited_s": 1.0,
+   "timing_by_lab": [{"lab": "lab01", "s": 2.5}, {"lab": "lab02", "s": 1.5}]},
   {"submission": "c", "checks_s": 5.0, "timing_s": 0.0, "waited_s": 2.0}]}
 JSON
 )FAKE";
@@ -89,6 +90,8 @@ TEST_CASE("class_speedup.sh: both runs' rows, the speed-up from its own clock, t
                                 "labs with a time flag: 0"));
   CHECK_THAT(o, Catch::Contains("two-gpus: a student's medians: checks 3.0 s, timing alone 4.0 s, waiting for the GPU 2.0 s; "
                                 "labs with a time flag: 1 (b:lab01)"));
+  // Each lab's seconds of a turn alone, over the students timed in it (c has none; b alone timed lab02).
+  CHECK_THAT(o, Catch::Contains("one-gpu: a lab's seconds in a turn alone (median): lab01 2.50, lab02 1.50"));
   CHECK_THAT(o, Catch::Contains("CORRECTNESS DIFFERS: c"));
   CHECK_THAT(o, Catch::Contains("speed points moved: b 10 -> 9"));
   CHECK_THAT(o, Catch::Contains("3 students; 1 students differ in correctness"));

@@ -12,6 +12,7 @@
 #include "convlab/npy.hpp"
 #include "convlab/reference.hpp"
 #include "convlab/witness_protocol.hpp"
+#include "grade/lab_grader.hpp"
 #include "grader_test_support.hpp"
 #include "performance/time_checks.hpp"
 #include "performance/timed_outputs.hpp"
@@ -327,4 +328,32 @@ TEST_CASE("timed runs: a lab that ignores the dialog, or beats physics, earns no
     CHECK(flagged(l.performance.variants.at(0), reason::kFasterThanGpu));
     CHECK(l.performance_points == 0);
   }
+}
+
+TEST_CASE("timed runs: the samples of the timed calls are judged by finish_lab after the turn alone and not in it",
+          "[timing][grader]") {
+  // Recomputing them is host work (a core-second per conv-layer variant): the turn alone holds
+  // the GPU from every other student of the host, so time_lab leaves them pending.
+  TempDir tmp("timed-judged-after");
+  const fs::path reference = fake_lab(tmp.path() / "bin", "reference", "--fake-time-ms 1");
+  const fs::path lab = fake_lab(tmp.path() / "bin", "lab", "--fake reuse-output --fake-time-ms 0.05");
+  auto env = make_env(small_case_set(tmp.path() / "cases"), tmp.path() / "work", reference);
+  CheckedLab checked = check_lab(lab01(), executable(lab), *env);
+  REQUIRE(checked.timing_due);
+  time_lab(checked, *env);
+  REQUIRE(checked.timed);
+  REQUIRE(checked.timed->first.variants.size() == 1);
+  const TimedVariant& timed = checked.timed->first.variants.begin()->second;
+  REQUIRE(timed.pending);
+  const fs::path samples = timed.pending->file;
+  CHECK(fs::exists(samples));              // kept past the runner's output folder
+  CHECK(timed.timed_outputs.message.empty());  // not judged yet
+  CHECK(checked.result.performance.variants.empty());  // nor scored
+
+  const LabResult l = finish_lab(std::move(checked), *env);
+  REQUIRE(l.performance.variants.size() == 1);
+  CHECK(flagged(l.performance.variants[0], reason::kWrongOnTimedCall));  // the reused output, caught after the turn
+  CHECK(l.performance_points == 0);
+  CHECK(l.correctness_points == Approx(l.correctness_max));
+  CHECK_FALSE(fs::exists(samples));  // judged, then removed with the run's folder
 }
