@@ -9,6 +9,7 @@
 #include "performance/timed_outputs.hpp"
 #include "run/reasons.hpp"
 #include "run/runner_call.hpp"
+#include "system/idle_thread.hpp"
 
 namespace convlab::grader {
 namespace fs = std::filesystem;
@@ -362,8 +363,11 @@ TimedPerformance time_performance(const LabInfo& lab, const fs::path& exe, const
 PerformanceResult judge_performance(TimedPerformance timed, GradingEnvironment& env) {
   PerformanceResult result = std::move(timed.result);
   if (timed.reference == nullptr) return result;  // not timed: the note says why
-  judge_samples(timed.first);
-  if (timed.again) judge_samples(*timed.again);
+  // Seconds of several cores, beside other students' timed runs: on cores nothing else wants.
+  run_at_idle_priority([&] {
+    judge_samples(timed.first);
+    if (timed.again) judge_samples(*timed.again);
+  });
   const Rubric& rubric = env.rubric();
   std::vector<VariantTiming> timings;
   for (const VariantInfo* v : timed.scored) {

@@ -1,7 +1,13 @@
 // The grader's child processes: exit codes, crashes, hangs and missing programs are reported,
-// never fatal.
+// never fatal; host work at idle priority on a thread of its own.
 #include <catch2/catch.hpp>
 
+#include <sched.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include "system/idle_thread.hpp"
 #include "system/subprocess.hpp"
 
 using namespace convlab::grader;
@@ -69,4 +75,19 @@ TEST_CASE("subprocess: a command at idle priority runs under SCHED_IDLE, and so 
   }
   CHECK(lines == 2);
   CHECK_THAT(r.output, !Catch::Contains("SCHED_OTHER"));
+}
+
+TEST_CASE("idle thread: host work runs under SCHED_IDLE with the threads it starts, and the caller keeps its policy",
+          "[subprocess]") {
+  const int caller = sched_getscheduler(0);
+  REQUIRE(caller != SCHED_IDLE);
+  int in_work = -1, in_child = -1;
+  run_at_idle_priority([&] {
+    in_work = sched_getscheduler(0);
+    std::thread([&] { in_child = sched_getscheduler(0); }).join();  // as parallel_rows' threads
+  });
+  CHECK(in_work == SCHED_IDLE);
+  CHECK(in_child == SCHED_IDLE);
+  CHECK(sched_getscheduler(0) == caller);  // the runner processes it starts later inherit this one
+  CHECK_THROWS_WITH(run_at_idle_priority([] { throw std::runtime_error("judging failed"); }), "judging failed");
 }
