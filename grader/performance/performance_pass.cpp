@@ -18,7 +18,8 @@ namespace {
 
 // What proves a variant's timed phase: the grader's record of the dialog, the runner's numbers
 // where they agree with it, and the samples of every timed output, judged here.
-// Samples judged later are moved to `keep` first: the runner's output folder goes with run_timed.
+// Samples judged later are moved to `keep` first: the runner's output folder goes with run_timed,
+// and `keep` is no child's to write (a runner's sandbox writes its own output folder only).
 void check_phase(TimedVariant& t, const RunnerEntry& entry, const RunnerReport& report, const GradingCase& perf,
                  const VariantInfo& v, const RunnerCall& call, SampleJudging when, const fs::path& keep) {
   const WitnessPhase* phase = find_phase(report.witness, perf.info.id(), v.name);
