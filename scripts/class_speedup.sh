@@ -10,8 +10,9 @@
 # then the speed-up of two GPUs over one and every student whose points differ between the runs
 # (correctness must be equal but for a lab with a data race; speed points may move with timing
 # noise, and are listed when they do). For each run also a student's median checks, timing and
-# waiting seconds, each lab's median seconds of a turn alone (timing_by_lab), and every lab the
-# grader's time checks flagged.
+# waiting seconds, each lab's median seconds of a turn alone (timing_by_lab), every lab the
+# grader's time checks flagged, and for each GPU its busy and idle seconds, the idle ones by what
+# the GPU waited for: another GPU's turn alone, another's checks, or no student ready (gpu_turns).
 #
 #   scripts/class_speedup.sh OUT_DIR [N] [--distinct] [extra grader options, e.g. --sanitize]
 #   RUNS=one-gpu scripts/class_speedup.sh ...   one run only; a later call with RUNS=two-gpus and
@@ -101,6 +102,41 @@ for name in walls:
     if by_lab:
         print(f"{name}: a lab's seconds in a turn alone (median): " +
               ", ".join(f"{lab} {sorted(v)[len(v) // 2]:.2f}" for lab, v in sorted(by_lab.items())))
+# What each GPU waited for while it was idle (measured.gpu_turns, every turn it held): a turn alone
+# on another GPU (the host's rule keeps checks from starting then: session/gpu_turns.hpp),
+# another GPU's checks (a turn alone waits for them), or nothing: no GPU busy, no student ready.
+def union(spans):
+    merged = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return merged
+def overlap(intervals, a, b):
+    return sum(max(0.0, min(b, y) - max(a, x)) for x, y in intervals)
+for name in walls:
+    turns = json.load(open(f"{out}/{name}.schedule.json"))["measured"].get("gpu_turns", [])
+    if not turns:
+        continue
+    end = max((t["end_s"] for gpu in turns for t in gpu), default=0.0)
+    kinds = [{k: union([(t["start_s"], t["end_s"]) for t in gpu if t["alone"] == alone])
+              for k, alone in (("alone", True), ("shared", False))} for gpu in turns]
+    for g, gpu in enumerate(turns):
+        busy = union([(t["start_s"], t["end_s"]) for t in gpu])
+        idle, edge = [], 0.0  # idle intervals of this GPU in [0, the last turn's end on any GPU]
+        for a, b in busy + [[end, end]]:
+            if a > edge:
+                idle.append((edge, a))
+            edge = max(edge, b)
+        others_alone = union([iv for h, k in enumerate(kinds) if h != g for iv in k["alone"]])
+        others_busy = union([iv for h, k in enumerate(kinds) if h != g for part in k.values() for iv in part])
+        idle_s = sum(b - a for a, b in idle)
+        while_timed = sum(overlap(others_alone, a, b) for a, b in idle)
+        while_busy = sum(overlap(others_busy, a, b) for a, b in idle)
+        print(f"{name} GPU {g}: busy {sum(b - a for a, b in busy):.1f} s, idle {idle_s:.1f} s: "
+              f"{while_timed:.1f} while another GPU timed, {while_busy - while_timed:.1f} while another only checked, "
+              f"{idle_s - while_busy:.1f} while no GPU was busy")
 if len(walls) < 2:
     sys.exit(0)
 print(f"two GPUs over one: {walls['one-gpu'] / walls['two-gpus']:.2f}x "

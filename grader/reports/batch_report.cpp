@@ -112,6 +112,12 @@ json schedule_json(const ClassOutcome& outcome) {
                     {"waited_for_builds_s", r.phases.waited_for_builds_s}});
   }
   const ClassCost& c = outcome.cost;
+  json gpu_turns = json::array();
+  for (const std::vector<TurnSpan>& gpu : c.gpu_turns) {
+    json spans = json::array();
+    for (const TurnSpan& t : gpu) spans.push_back({{"alone", t.alone}, {"start_s", t.start_s}, {"end_s", t.end_s}});
+    gpu_turns.push_back(std::move(spans));
+  }
   const json measured = {{"cores", c.cores},
                          {"gpus", c.gpu_busy_s.size()},
                          {"wall_s", c.wall_s},
@@ -119,6 +125,7 @@ json schedule_json(const ClassOutcome& outcome) {
                          {"harness_core_s", c.harness_core_s},
                          {"setup_core_s", c.setup_core_s},
                          {"gpu_busy_s", c.gpu_busy_s},
+                         {"gpu_turns", gpu_turns},
                          {"gpu_s", c.gpu_s()},
                          {"bound_s", c.bound_s()},
                          {"first_on_gpu_s", c.first_on_gpu_s},

@@ -34,7 +34,8 @@ inline constexpr int kScheduleJsonVersion = 3;
 /// {"format": "convlab-schedule", "version": 3, "measured": {...}, "submissions": [...]}: what the
 /// run cost and where and when each submission was built and graded (seconds since the batch
 /// started). "measured": cores, gpus, wall_s, build_core_s (harness_core_s, setup_core_s of it),
-/// gpu_busy_s (per GPU), gpu_s, bound_s = max(build_core_s / cores, gpu_s / gpus),
+/// gpu_busy_s (per GPU), gpu_turns (per GPU, every turn it held: [{"alone", "start_s",
+/// "end_s"}], the references' too), gpu_s, bound_s = max(build_core_s / cores, gpu_s / gpus),
 /// first_on_gpu_s, compiles, shared (labs copied from an identical student's compile). Each
 /// submission: build_start_s, build_end_s, build_core_s, "labs": [{"lab", "start_s", "end_s",
 /// "cores", "core_s", "compiled", "shared_from"}], gpu, gpu_worker, gpu_start_s, gpu_end_s and

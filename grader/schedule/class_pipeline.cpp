@@ -235,7 +235,10 @@ class Pipeline {
         out.cost.shared += b.shared_from.empty() ? 0 : 1;
       }
     }
-    for (const std::unique_ptr<SharedGpu>& g : gpus_) out.cost.gpu_busy_s.push_back(g->env ? g->env->gpu_turns().busy_s() : 0.0);
+    for (const std::unique_ptr<SharedGpu>& g : gpus_) {
+      out.cost.gpu_busy_s.push_back(g->env ? g->env->gpu_turns().busy_s() : 0.0);
+      out.cost.gpu_turns.push_back(g->env ? turn_spans(g->env->gpu_turns(), start_) : std::vector<TurnSpan>{});
+    }
     return out;
   }
 
@@ -363,6 +366,15 @@ class Pipeline {
 };
 
 }  // namespace
+
+std::vector<TurnSpan> turn_spans(GpuTurns& turns, Clock::time_point start) {
+  std::vector<TurnSpan> out;
+  for (const GpuTurns::Span& s : turns.spans()) {
+    out.push_back({s.alone, std::chrono::duration<double>(s.taken - start).count(),
+                   std::chrono::duration<double>(s.released - start).count()});
+  }
+  return out;
+}
 
 double ClassCost::gpu_s() const {
   double total = 0;

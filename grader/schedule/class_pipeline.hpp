@@ -56,6 +56,15 @@ struct ScheduleRecord {
   GpuPhases phases;  ///< its time on the GPU: checks (shared), timing (alone), waiting for turns
 };
 
+/// A turn that held a GPU, in seconds since the run started.
+struct TurnSpan {
+  bool alone = false;  ///< a turn alone (timing), else shared (checks)
+  double start_s = 0, end_s = 0;
+};
+
+/// The turns `turns` held and released so far (GpuTurns::spans), in seconds since `start`.
+std::vector<TurnSpan> turn_spans(GpuTurns& turns, std::chrono::steady_clock::time_point start);
+
 /// What a class cost the machine, measured; the lower bound of its wall time is
 /// max(build_core_s / cores, Σ gpu_busy_s / gpus).
 struct ClassCost {
@@ -65,6 +74,7 @@ struct ClassCost {
   double harness_core_s = 0;      ///< of which the harness (0 when prebuilt: --harness)
   double setup_core_s = 0;        ///< of which configuring compile folders
   std::vector<double> gpu_busy_s; ///< per GPU: seconds some student's (or the references') turn held it
+  std::vector<std::vector<TurnSpan>> gpu_turns;  ///< per GPU: every turn it held, the references' too
   double first_on_gpu_s = -1;     ///< when the first check of a student began (-1: none did)
   int compiles = 0;               ///< lab compiles that ran
   int shared = 0;                 ///< labs copied from an identical student's compile

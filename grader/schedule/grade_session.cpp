@@ -431,6 +431,7 @@ ClassOutcome GradeSession::grade_class_serially(const std::vector<ClassSubmissio
   }
   out.cost.wall_s = now_s();
   out.cost.gpu_busy_s = {env_->gpu_turns().busy_s()};
+  out.cost.gpu_turns = {turn_spans(env_->gpu_turns(), start_)};
   add_build_costs(out);
   return out;
 }

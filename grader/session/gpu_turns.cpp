@@ -20,7 +20,7 @@ double GpuTurns::Turn::held_s() const {
 }
 
 GpuTurns::Turn::~Turn() {
-  if (turns_ != nullptr) turns_->release(alone_);
+  if (turns_ != nullptr) turns_->release(alone_, taken_);
 }
 
 GpuTurns::Turn GpuTurns::shared() {
@@ -57,10 +57,16 @@ double GpuTurns::busy_s() {
   return busy_s_ + (busy ? std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count() : 0.0);
 }
 
-void GpuTurns::release(bool alone) {
+std::vector<GpuTurns::Span> GpuTurns::spans() {
+  std::lock_guard<std::mutex> lock(host_->mutex_);
+  return spans_;
+}
+
+void GpuTurns::release(bool alone, std::chrono::steady_clock::time_point taken) {
   HostTurns& host = *host_;
   {
     std::lock_guard<std::mutex> lock(host.mutex_);
+    spans_.push_back({alone, taken, std::chrono::steady_clock::now()});
     if (alone) {
       taken_alone_ = false;
       --host.alone_;

@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace convlab::grader {
 
@@ -78,8 +79,17 @@ class GpuTurns {
   /// class_speedup.sh prints. Waiting for a turn is not busy time.
   [[nodiscard]] double busy_s();
 
+  /// A turn held on this GPU: alone or shared, from when it was taken to its release.
+  struct Span {
+    bool alone = false;
+    std::chrono::steady_clock::time_point taken, released;
+  };
+  /// Every turn released on this GPU so far, in the order released: the GPU's timeline, from which
+  /// class_speedup.sh tells what a GPU waited for while it was idle (the other GPUs' turns, or none).
+  [[nodiscard]] std::vector<Span> spans();
+
  private:
-  void release(bool alone);
+  void release(bool alone, std::chrono::steady_clock::time_point taken);
   void taken();  ///< under the host's lock, after a turn is counted in
 
   std::shared_ptr<HostTurns> host_;  ///< its mutex guards the members below too
@@ -87,6 +97,7 @@ class GpuTurns {
   bool taken_alone_ = false;         ///< a student is in its turn alone on this GPU
   std::chrono::steady_clock::time_point busy_since_;  ///< when this GPU's turns held went from none to one
   double busy_s_ = 0;                ///< busy time of the periods that have ended
+  std::vector<Span> spans_;          ///< the turns released
 };
 
 }  // namespace convlab::grader

@@ -270,6 +270,33 @@ TEST_CASE("class pipeline: students on one GPU share it for their checks, and a 
   CHECK(workers.size() > 2);  // more than one worker per GPU had students
   for (const SubmissionResult& r : out.results) CHECK(r.score() == Approx(r.max_score()));
 
+  // The GPUs' timelines keep the host's rule (session/gpu_turns.hpp): a turn alone overlaps no
+  // shared turn on any GPU, nor another turn alone on its own GPU; and they add up to the busy time.
+  REQUIRE(out.cost.gpu_turns.size() == 2);
+  for (std::size_t g = 0; g < 2; ++g) {
+    std::vector<std::pair<double, double>> spans;
+    for (const TurnSpan& t : out.cost.gpu_turns[g]) {
+      CHECK(t.start_s <= t.end_s);
+      spans.emplace_back(t.start_s, t.end_s);
+      if (!t.alone) continue;
+      for (std::size_t h = 0; h < 2; ++h) {
+        for (const TurnSpan& u : out.cost.gpu_turns[h]) {
+          if (&u == &t || (u.alone && h != g)) continue;  // turns alone on two GPUs may run together
+          INFO("GPU " << g << " alone " << t.start_s << "-" << t.end_s << ", GPU " << h << (u.alone ? " alone " : " shared ")
+                      << u.start_s << "-" << u.end_s);
+          CHECK((u.end_s <= t.start_s || u.start_s >= t.end_s));
+        }
+      }
+    }
+    std::sort(spans.begin(), spans.end());
+    double covered = 0, edge = 0;  // the spans' union
+    for (const auto& [a, b] : spans) {
+      covered += std::max(0.0, b - std::max(a, edge));
+      edge = std::max(edge, b);
+    }
+    CHECK(covered == Approx(out.cost.gpu_busy_s[g]).margin(0.01));
+  }
+
   const std::vector<ChildRun> runs = read_log(c.log);
   check_devices(out, runs);
   int shared_checks = 0;

@@ -2,8 +2,9 @@
 // the reports a real one writes (CSV, schedule JSON), and takes half as long on two GPUs as on
 // one. Two GPUs flag one student's lab with a time check and change another's correctness, as a
 // racy lab can. The script must print each run's row, the speed-up from the wall times it
-// measured, a student's median phases and a lab's seconds of a turn alone, the flagged lab by
-// name, and the student whose correctness differs, and fail for it.
+// measured, a student's median phases and a lab's seconds of a turn alone, what each GPU waited
+// for while idle, the flagged lab by name, and the student whose correctness differs, and fail
+// for it.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -38,8 +39,12 @@ for a in "$@"; do
 done
 if [[ $gpus == 0 ]]; then
   sleep 1.2; n=1; bflag=""; b_score=10; c_correct=7
+  turns='[[{"alone": false, "start_s": 0.0, "end_s": 1.0}, {"alone": true, "start_s": 1.5, "end_s": 3.0}]]'
 else
   sleep 0.6; n=2; bflag="time below the grader's clock"; b_score=9; c_correct=5
+  turns='[[{"alone": false, "start_s": 0.0, "end_s": 1.0}, {"alone": true, "start_s": 1.0, "end_s": 3.0}],
+          [{"alone": false, "start_s": 0.0, "end_s": 1.0}, {"alone": true, "start_s": 1.0, "end_s": 2.0},
+           {"alone": false, "start_s": 3.0, "end_s": 4.0}]]'
 fi
 cat > "$csv" <<CSV
 student,score,max_score,status,lab01_points,lab01_correctness,lab01_performance,lab01_runs_passed,lab01_runs,lab01_reasons,could_not_grade
@@ -50,7 +55,7 @@ CSV
 cat > "$schedule" <<JSON
 {"format": "convlab-schedule", "version": 1,
  "measured": {"cores": 32, "gpus": $n, "wall_s": 1.0, "build_core_s": 64.0, "gpu_s": 4.0, "bound_s": $((4 / n)).0,
-              "first_on_gpu_s": 0.5, "compiles": 3, "shared": 0},
+              "first_on_gpu_s": 0.5, "compiles": 3, "shared": 0, "gpu_turns": $turns},
  "submissions": [
   {"submission": "a", "checks_s": 1.0, "timing_s": 2.0, "waited_s": 0.0, "timing_by_lab": [{"lab": "lab01", "s": 2.0}]},
   {"submission": "b", "checks_s": 3.0, "timing_s": 4.0, "waited_s": 1.0,
@@ -92,6 +97,14 @@ TEST_CASE("class_speedup.sh: both runs' rows, the speed-up from its own clock, t
                                 "labs with a time flag: 1 (b:lab01)"));
   // Each lab's seconds of a turn alone, over the students timed in it (c has none; b alone timed lab02).
   CHECK_THAT(o, Catch::Contains("one-gpu: a lab's seconds in a turn alone (median): lab01 2.50, lab02 1.50"));
+  // What each GPU waited for while idle: one GPU alone waits only for its students; on two, GPU 0
+  // waits while GPU 1 checks again (3 to 4), GPU 1 while GPU 0 still times (2 to 3).
+  CHECK_THAT(o, Catch::Contains("one-gpu GPU 0: busy 2.5 s, idle 0.5 s: 0.0 while another GPU timed, 0.0 while "
+                                "another only checked, 0.5 while no GPU was busy"));
+  CHECK_THAT(o, Catch::Contains("two-gpus GPU 0: busy 3.0 s, idle 1.0 s: 0.0 while another GPU timed, 1.0 while "
+                                "another only checked, 0.0 while no GPU was busy"));
+  CHECK_THAT(o, Catch::Contains("two-gpus GPU 1: busy 3.0 s, idle 1.0 s: 1.0 while another GPU timed, 0.0 while "
+                                "another only checked, 0.0 while no GPU was busy"));
   CHECK_THAT(o, Catch::Contains("CORRECTNESS DIFFERS: c"));
   CHECK_THAT(o, Catch::Contains("speed points moved: b 10 -> 9"));
   CHECK_THAT(o, Catch::Contains("3 students; 1 students differ in correctness"));
