@@ -399,12 +399,4 @@ PerformanceResult judge_performance(TimedPerformance timed, GradingEnvironment& 
   return result;
 }
 
-PerformanceResult run_performance(const LabInfo& lab, const fs::path& exe, const LabVariants& listing,
-                                  GradingEnvironment& env, std::string* could_not_grade,
-                                  const std::set<std::string>& left_out) {
-  TimedPerformance timed = time_performance(lab, exe, listing, env, left_out);
-  if (could_not_grade != nullptr && !timed.could_not_grade.empty()) *could_not_grade = timed.could_not_grade;
-  return judge_performance(std::move(timed), env);
-}
-
 }  // namespace convlab::grader

@@ -97,13 +97,8 @@ TimedPerformance time_performance(const LabInfo& lab, const std::filesystem::pat
 
 /// The performance step that needs no GPU: the samples judged, each variant's time checked and
 /// compared with the reference, scored by the rubric (of two runs, the better for each variant).
+/// `timed.could_not_grade` says when the lab cannot be graded: the reference cannot be timed, or
+/// no variant of some problem takes that problem's performance case.
 PerformanceResult judge_performance(TimedPerformance timed, GradingEnvironment& env);
-
-/// The performance result of a lab whose correctness allows it: time_performance, then
-/// judge_performance. Sets `could_not_grade` when the reference cannot be timed, or when no
-/// variant of some problem takes that problem's performance case (the rubric's case suits none of them).
-PerformanceResult run_performance(const LabInfo& lab, const std::filesystem::path& exe, const LabVariants& listing,
-                                  GradingEnvironment& env, std::string* could_not_grade,
-                                  const std::set<std::string>& left_out = {});
 
 }  // namespace convlab::grader
