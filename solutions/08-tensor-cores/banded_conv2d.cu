@@ -24,55 +24,30 @@ namespace {
 /// The mask's band fragments, rewritten by every call (the mask may change between calls).
 __device__ uint4 g_band_fragments[band_fragment_count(kMaxMaskWidth)];
 
-/// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) tile for mask width k.
+/// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) block for mask width k.
 template <Precision Arith>
-constexpr int tile_bytes(int k) {
+constexpr int block_bytes(int k) {
   return Arith == Precision::tf32x3 ? band_shared_bytes(k) : band_mixed_shared_bytes(k);
 }
 
-/// Shared memory an SM has for its blocks (queried once per process: the device does not change).
-int shared_per_sm() {
-  static const int bytes = [] {
-    int device = 0, value = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-    return value;
-  }();
-  return bytes;
-}
-
-/// The kernel with F floats per load of the input tile, the band fragments `frags` copied into
-/// shared memory by each block or read from global memory.
-template <Precision Arith, int S, int F, bool FRAGS_SHARED>
-void launch_kernel(const Conv2dArgs& a, const uint4* frags) {
-  constexpr int kMaxBytes = tile_bytes<Arith>(kMaxMaskWidth) + (FRAGS_SHARED ? band_fragment_bytes(kMaxMaskWidth) : 0);
-  static const bool opted_in = [] {  // up to kMaxBytes of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F, FRAGS_SHARED>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxBytes));
+/// The band fragments, then the kernel with F floats per load of the input tile.
+template <Precision Arith, int S, int F>
+void launch_loading(const Conv2dArgs& a) {
+  static const bool opted_in = [] {  // up to the widest mask's bytes of dynamic shared memory, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    block_bytes<Arith>(kMaxMaskWidth)));
     return true;
   }();
   (void)opted_in;
-  const int bytes = tile_bytes<Arith>(a.mask_width) + (FRAGS_SHARED ? band_fragment_bytes(a.mask_width) : 0);
-  const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
-  banded_conv2d<Arith, S, F, FRAGS_SHARED><<<grid, kBandThreads, bytes>>>(a.N, frags, a.P, a.height, a.width,
-                                                                           a.mask_width);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-/// The band fragments, then the kernel, with them in shared memory where two blocks an SM still
-/// fit (band_fragments_shared).
-template <Precision Arith, int S, int F>
-void launch_loading(const Conv2dArgs& a) {
   uint4* frags = nullptr;
   CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&frags), g_band_fragments));
   const int count = band_fragment_count(a.mask_width);
   band_fragments<Arith><<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
   CUDA_CHECK(cudaGetLastError());
-  if (band_fragments_shared(tile_bytes<Arith>(a.mask_width), a.mask_width, shared_per_sm())) {
-    launch_kernel<Arith, S, F, true>(a, frags);
-  } else {
-    launch_kernel<Arith, S, F, false>(a, frags);
-  }
+  const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
+  banded_conv2d<Arith, S, F><<<grid, kBandThreads, block_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
+                                                                                       a.width, a.mask_width);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 template <Precision Arith, int S>
@@ -96,7 +71,7 @@ void require_mask(const Conv2dArgs& a, const char* step, int smallest) {
 
 void conv2d_banded_tf32x3(const Conv2dArgs& a) {
   if (!kStep3Written) {
-    return not_implemented("lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3 in "
+    return not_implemented("lab08 step 3 (banded 3xTF32): write band_fragment and band_rows_tf32x3 in "
                            "banded_conv2d.cuh, then set kStep3Written = true");
   }
   require_mask(a, "lab08 step 3", kBandMinMask);
@@ -108,7 +83,7 @@ void conv2d_banded_tf32x3(const Conv2dArgs& a) {
 void conv2d_banded_tf32_bf16(const Conv2dArgs& a) {
   if (!kStep4Written) {
     return not_implemented("lab08 step 4 (small products in BF16): write band_fragment_mixed and "
-                           "band_row_tf32_bf16 in banded_conv2d.cuh, then set kStep4Written = true");
+                           "band_rows_tf32_bf16 in banded_conv2d.cuh, then set kStep4Written = true");
   }
   static_assert(band_steps(kBandMixedMinMask) == 3 && band_steps(kMaxMaskWidth) == 3, "one kernel for every K");
   require_mask(a, "lab08 step 4", kBandMixedMinMask);

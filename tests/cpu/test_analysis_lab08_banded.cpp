@@ -1,10 +1,12 @@
 // Lab 08 steps 3 and 4's analysis model: MMAs counted by hand, the band's useful fraction at each
 // K, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
 // edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13); the width of
-// the input tile's copies, which must never straddle the image's edge.
+// the input tile's copies, which must never straddle the image's edge; the band fragments, one
+// per band entry, and two blocks an SM.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <vector>
 
 #include "convlab/analysis_banded.hpp"
 #include "convlab/lab08_config.hpp"
@@ -14,12 +16,13 @@ using namespace convlab::analysis;
 
 TEST_CASE("lab08 banded analysis: an 8192x8192 image with K = 17 is 8192 blocks and 80,216,064 MMAs",
           "[analysis][lab08][banded]") {
-  // 8192/128 · 8192/64 = 8192 blocks; per block 8 warps · 17 mask rows · 8 tiles · 3 k-steps ·
-  // 3 products. (ncu counted the same number of tensor-pipe instructions on an H100: README.)
+  // 8192/128 · 8192/64 = 8192 blocks; per block 8 warps · 2 phases · 4 tiles · 17 mask rows ·
+  // 3 k-steps · 3 products. (ncu counted the same number of tensor-pipe instructions on an H100:
+  // README.)
   const BandedAnalysis a = analyze_lab08_banded(8192, 8192, 17);
   CHECK(a.blocks == 8192);
   CHECK(a.band_steps == 3);
-  CHECK(a.mmas == 8192LL * 8 * 17 * 8 * 3 * 3);
+  CHECK(a.mmas == 8192LL * 8 * 2 * 4 * 17 * 3 * 3);
   CHECK(a.mmas == 80216064);
   CHECK(a.mma_flops == Approx(2048.0 * 80216064));
   CHECK(a.useful_fmas == 8192LL * 8192 * 289);
@@ -104,19 +107,36 @@ TEST_CASE("lab08 banded tile loads lie wholly inside the image or wholly in its 
   }
 }
 
-TEST_CASE("lab08 banded blocks keep the band fragments in shared memory only where two blocks still fit an SM",
+TEST_CASE("lab08 banded fragments: one per band entry j0 = 8s + t - g and every one of them used",
           "[lab08][banded]") {
-  constexpr int kH200 = 233'472;  // 228 KB an SM (compute capability 9.0)
-  // Step 4 at K = 17: 71,680 + 26,112 bytes a block, two blocks fit.
-  CHECK(lab08::band_fragment_bytes(17) == 17 * 3 * 32 * 16);
-  CHECK(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, kH200));
-  // Step 3 at K = 17: 94,720 + 26,112 bytes would leave room for one block; at K = 12 two fit.
-  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_shared_bytes(17), 17, kH200));
-  CHECK(lab08::band_fragments_shared(lab08::band_shared_bytes(12), 12, kH200));
-  // The edge: exactly two blocks and their reserved kilobyte each.
-  const int block = lab08::band_mixed_shared_bytes(17) + lab08::band_fragment_bytes(17) + lab08::kReservedSharedPerBlock;
-  CHECK(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, 2 * block));
-  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(17), 17, 2 * block - 1));
-  // An SM of 100 KB (compute capability 8.6, 8.9): never.
-  CHECK_FALSE(lab08::band_fragments_shared(lab08::band_mixed_shared_bytes(13), 13, 102'400));
+  for (const int steps : {2, 3}) {
+    INFO("S = " << steps);
+    const int span = lab08::band_fragment_span(steps);
+    std::vector<int> lanes(static_cast<size_t>(span), 0);  // the (s, g, t) that read each fragment
+    for (int s = 0; s < steps; ++s) {
+      for (int g = 0; g < 8; ++g) {
+        for (int t = 0; t < 4; ++t) {
+          const int index = lab08::kMmaK * s + t - g + 7;  // the kernel's lane_frags[8s] for lane (g, t)
+          REQUIRE(index >= 0);
+          REQUIRE(index < span);
+          ++lanes[static_cast<size_t>(index)];
+        }
+      }
+    }
+    for (int index = 0; index < span; ++index) CHECK(lanes[static_cast<size_t>(index)] > 0);
+  }
+  CHECK(lab08::band_fragment_count(17) == 17 * 27);
+  CHECK(lab08::band_fragment_count(9) == 9 * 19);
+}
+
+TEST_CASE("lab08 banded blocks: two of either step fit an H200 SM at every mask width, with the band fragments",
+          "[lab08][banded]") {
+  constexpr int kH200 = 233'472, kReserved = 1024;  // 228 KB an SM, 1 KB reserved a block (compute capability 9.0)
+  for (int k = lab08::kBandMinMask; k <= convlab::kMaxMaskWidth; ++k) {
+    INFO("K = " << k);
+    CHECK(2 * (lab08::band_shared_bytes(k) + kReserved) <= kH200);
+    CHECK(2 * (lab08::band_mixed_shared_bytes(k) + kReserved) <= kH200);
+  }
+  // Step 3 at K = 17: 80 rows of 148 floats, twice, and 17 × 27 fragments of 16 bytes.
+  CHECK(lab08::band_shared_bytes(17) == 2 * 80 * 148 * 4 + 17 * 27 * 16);
 }

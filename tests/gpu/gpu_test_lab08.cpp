@@ -296,8 +296,8 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
   const std::map<std::string, std::string> step_of{
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
-      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_row_tf32x3"},
-      {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_row_tf32_bf16"},
+      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_rows_tf32x3"},
+      {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_rows_tf32_bf16"},
       {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;

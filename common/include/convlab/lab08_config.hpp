@@ -11,6 +11,7 @@
 #include <string>
 
 #include "convlab/ceil_div.hpp"  // CONVLAB_HOST_DEVICE
+#include "convlab/limits.hpp"  // kMaxMaskWidth
 #include "convlab/shapes.hpp"
 
 namespace convlab::lab08 {
@@ -119,19 +120,24 @@ inline int split_k(const ConvLayerShape& s, int bm, int sms) {
 // For mask row i, the outputs of one image row are a 1D convolution of input row y + i − r:
 // an 8-column MMA tile of outputs reads K + 7 inputs, so B (8 k × 8 outputs) is a band of a
 // Toeplitz matrix, B_s[k][n] = mask[i][8s + k − n], spread over band_steps(K) k-steps of which
-// a K-wide band is useful. A's 16 rows are 16 output rows: A[m][k] is the input tile's row m + i.
+// a K-wide band is useful. A's 16 rows are 16 output rows of one phase: a warp's 32 rows are two
+// phases, its even and its odd rows, and at input offset j both multiply the same A (the input
+// tile's rows 2m + j): phase 0 by mask row j, phase 1 by mask row j − 1.
 
 /// The smallest mask step 3 takes: below it the band wastes more than half of every MMA and
 /// labs 05 and 07 are faster on CUDA cores.
 inline constexpr int kBandMinMask = 9;
-/// A warp's tile of P: one 16-row MMA tile down, kBandWarpTiles 8-column MMA tiles across.
-inline constexpr int kBandWarpTiles = 8;
-/// 8 warps as 4 (rows) × 2 (columns).
-inline constexpr int kBandWarpsY = 4;
-inline constexpr int kBandWarpsX = 2;  ///< warps across a block's tile
-inline constexpr int kBandThreads = 32 * kBandWarpsY * kBandWarpsX;           ///< threads per block
-inline constexpr int kBandTileRows = kBandWarpsY * kMmaM;                     ///< a block's output rows
-inline constexpr int kBandTileCols = kBandWarpsX * kBandWarpTiles * kMmaN;   ///< and columns
+/// A warp's output rows come as kBandPhases interleaved 16-row MMA tiles: phase d holds rows
+/// 2m + d (m < 16) of the warp's 32.
+inline constexpr int kBandPhases = 2;
+/// A warp's tile of P: kBandPhases × 16 rows down, kBandWarpTiles 8-column MMA tiles across.
+inline constexpr int kBandWarpTiles = 4;
+/// 8 warps as 2 (rows) × 4 (columns).
+inline constexpr int kBandWarpsY = 2;
+inline constexpr int kBandWarpsX = 4;  ///< warps across a block's tile
+inline constexpr int kBandThreads = 32 * kBandWarpsY * kBandWarpsX;                 ///< threads per block
+inline constexpr int kBandTileRows = kBandWarpsY * kBandPhases * kMmaM;            ///< a block's output rows
+inline constexpr int kBandTileCols = kBandWarpsX * kBandWarpTiles * kMmaN;         ///< and columns
 
 /// k-steps of one mask row's band: ⌈(K + 7) / 8⌉.
 CONVLAB_HOST_DEVICE constexpr int band_steps(int k) { return (k + kMmaN - 1 + kMmaK - 1) / kMmaK; }
@@ -139,8 +145,8 @@ CONVLAB_HOST_DEVICE constexpr int band_steps(int k) { return (k + kMmaN - 1 + kM
 constexpr double band_useful_fraction(int k) { return static_cast<double>(k) / (kMmaK * band_steps(k)); }
 /// Columns of a block's input tile: a warp's last MMA tile reads 8·(S − 1) columns past its own.
 CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCols + kMmaK * (steps - 1); }
-/// The tile's row pitch in floats: its columns plus 4, an odd multiple of 4 (mod 32), so that a
-/// warp's fragment load (rows g, columns t, g < 8, t < 4) touches 32 different banks.
+/// The tile's row pitch in floats: its columns plus 4, 4 past a multiple of 8 (mod 32), so that
+/// the eight 16-byte rows of an ldmatrix matrix (ldmatrix.cuh) fall on 32 different banks.
 CONVLAB_HOST_DEVICE constexpr int band_tile_pitch(int steps) { return band_tile_cols(steps) + 4; }
 /// Floats per load of the input tile (4, 2 or 1: one load of 16, 8 or 4 bytes): the widest that
 /// divides both the mask's radius r = (K − 1)/2 and the image's width. A load then starts at a
@@ -153,27 +159,22 @@ CONVLAB_HOST_DEVICE constexpr int band_copy_floats(int k, int width) {
   return r % 4 == 0 && width % 4 == 0 ? 4 : r % 2 == 0 && width % 2 == 0 ? 2 : 1;
 }
 static_assert(kBandTileCols % 4 == 0, "x0 a multiple of every load width");
-/// The mask's band fragments: K·S·32 of 4 registers (a lane's b0, b1, big and small), made once
-/// per call by their own kernel.
-CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_steps(k) * 32; }
-/// Shared memory the band fragments take when a block copies them beside its tile (16 bytes each).
+/// A lane's B fragment at k-step s depends on (s, g, t) only through j0 = 8s + t − g (B_s is
+/// Toeplitz: band entries j0 and j0 + 4), so each mask row keeps one fragment per j0, from −7
+/// (s = 0, t = 0, g = 7) to 8(S − 1) + 3: 8S + 3 of them where a fragment per lane and k-step
+/// takes 32·S.
+CONVLAB_HOST_DEVICE constexpr int band_fragment_span(int steps) { return kMmaK * steps + 3; }
+/// The band fragments of mask width k: K·(8S + 3) of 4 registers, made once per call by their own
+/// kernel and copied by every block into its shared memory, 16 bytes each.
+CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_fragment_span(band_steps(k)); }
 constexpr int band_fragment_bytes(int k) { return band_fragment_count(k) * 16; }
-/// Shared memory the GPU reserves for each resident block (1 KB on compute capability 8.x and 9.0).
-inline constexpr int kReservedSharedPerBlock = 1024;
-/// Whether a block of steps 3 and 4 copies the band fragments into shared memory (its warps then
-/// read them there) rather than reading them from global memory through the L1 cache: where two
-/// blocks of `tile_bytes` plus the fragments of mask width k still fit an SM's `shared_per_sm`
-/// bytes. Step 4 at K = 17 on an H200 (228 KB an SM): two blocks of 70 + 25.5 KB fit, and reading
-/// the fragments from shared memory took about 5 % off its time at K = 13 to 17
-/// (results/bench/nvidia-h200/lab08.md); step 3 at K = 17 (92.5 + 25.5 KB) would lose its second
-/// block, and keeps them in global memory.
-constexpr bool band_fragments_shared(int tile_bytes, int k, int shared_per_sm) {
-  return 2 * (tile_bytes + band_fragment_bytes(k) + kReservedSharedPerBlock) <= shared_per_sm;
+/// Dynamic shared memory of a step 3 block for mask width k: the input tile, (kBandTileRows + K − 1)
+/// rows, twice (its big and its small TF32 parts, split once as the tile is loaded), and the band
+/// fragments.
+constexpr int band_shared_bytes(int k) {
+  return 2 * (kBandTileRows + k - 1) * band_tile_pitch(band_steps(k)) * 4 + band_fragment_bytes(k);
 }
-/// Dynamic shared memory of a block for mask width k: the input tile, (kBandTileRows + K − 1)
-/// rows, twice: its big and its small TF32 parts, split once as the tile is loaded.
-constexpr int band_shared_bytes(int k) { return 2 * (kBandTileRows + k - 1) * band_tile_pitch(band_steps(k)) * 4; }
-static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "fragment loads on 32 banks");
+static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "ldmatrix rows on 32 banks");
 
 // ---- Step 4: step 3 with its two small products in BF16 (banded_conv2d.cuh) ----
 //
@@ -187,17 +188,21 @@ static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "f
 /// Tolerance), is within the float32 rule K²·2^-24·S from K = 13 on.
 inline constexpr int kBandMixedMinMask = 13;
 /// The pitch of step 4's BF16 copy of the input tile's small parts, in words of two columns: at
-/// least half the tile's columns, and 4 (mod 8), so that a warp's fragment load (rows g < 8,
-/// words t < 4) touches 32 different banks.
+/// least half the tile's columns, and 4 (mod 8), so that the eight rows of an ldmatrix matrix fall
+/// on 32 different banks.
 CONVLAB_HOST_DEVICE constexpr int band_pair_pitch(int steps) {
   return band_tile_cols(steps) / 2 + (12 - band_tile_cols(steps) / 2 % 8) % 8;
 }
-/// Dynamic shared memory of a step 4 block for mask width k: the input tile's big TF32 parts
-/// (as step 3) and its small parts in BF16, two to a word.
+/// Dynamic shared memory of a step 4 block for mask width k: the input tile's big TF32 parts (as
+/// step 3), its small parts in BF16, two to a word, and the band fragments.
 constexpr int band_mixed_shared_bytes(int k) {
-  return (kBandTileRows + k - 1) * (band_tile_pitch(band_steps(k)) + band_pair_pitch(band_steps(k))) * 4;
+  return (kBandTileRows + k - 1) * (band_tile_pitch(band_steps(k)) + band_pair_pitch(band_steps(k))) * 4 +
+         band_fragment_bytes(k);
 }
-static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "fragment loads on 32 banks");
+static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "ldmatrix rows on 32 banks");
+/// Two blocks of either step fit an SM of compute capability 9.0 (228 KB, 1 KB reserved a block)
+/// at the widest mask: the kernels are compiled for kMinBlocks of them.
+static_assert(2 * (band_shared_bytes(kMaxMaskWidth) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
 
 // ---- Step 5: step 2 on Hopper's wgmma (wgmma_gemm.cuh, wgmma_tf32.cuh) ----
 //

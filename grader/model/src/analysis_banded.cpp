@@ -43,9 +43,9 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   a.useful_fraction = lab08::band_useful_fraction(mask_width);
   const long long rows = ceil_div_ll(height, lab08::kBandTileRows), cols = ceil_div_ll(width, lab08::kBandTileCols);
   a.blocks = rows * cols;
-  constexpr long long kWarps = lab08::kBandWarpsX * lab08::kBandWarpsY;
+  constexpr long long kWarpTiles = lab08::kBandWarpsX * lab08::kBandWarpsY * lab08::kBandPhases * lab08::kBandWarpTiles;
   // (tile, mask row, k-step) triples of the whole grid: 3 MMAs each in step 3, 2 in step 4.
-  const long long tile_steps = a.blocks * kWarps * mask_width * lab08::kBandWarpTiles * a.band_steps;
+  const long long tile_steps = a.blocks * kWarpTiles * mask_width * a.band_steps;
   a.mmas = 3 * tile_steps;
   a.mixed_mmas = 2 * tile_steps;
   a.mma_flops = kMmaFlops * static_cast<double>(a.mmas);

@@ -7,8 +7,8 @@
 ///
 /// ## The step, as written
 /// Blocks of kBandTileRows × kBandTileCols outputs (whole tiles, ragged edges included), 8 warps
-/// of 16 × 64; for each of the K mask rows a warp issues 3 MMAs per k-step, S = band_steps(K)
-/// k-steps per 8-column tile, 8 tiles. Each block reads its input tile, (rows + K − 1) ×
+/// of 32 × 32 (two interleaved phases of 16 rows, 4 tiles of 8 columns); for each of the K mask
+/// rows a warp issues 3 MMAs per k-step, S = band_steps(K) k-steps per 16 × 8 tile, 8 tiles. Each block reads its input tile, (rows + K − 1) ×
 /// band_tile_cols(S), once from global memory (zero outside the image: those are not read), and
 /// writes its outputs inside the image. Step 4 runs the same blocks and band with 2 MMAs per
 /// k-step: one TF32 m16n8k8 and one BF16 m16n8k16, which an H200 issues at about the same rate
