@@ -165,8 +165,9 @@ static_assert(kBandTileCols % 4 == 0, "x0 a multiple of every load width");
 /// takes 32·S.
 CONVLAB_HOST_DEVICE constexpr int band_fragment_span(int steps) { return kMmaK * steps + 3; }
 /// The band fragments of mask width k: K·(8S + 3) of 4 registers, made once per call by their own
-/// kernel and copied by every block into its shared memory, 16 bytes each.
+/// kernel and copied by every block into its shared memory.
 CONVLAB_HOST_DEVICE constexpr int band_fragment_count(int k) { return k * band_fragment_span(band_steps(k)); }
+/// Shared memory the band fragments of mask width k take in each block, 16 bytes each.
 constexpr int band_fragment_bytes(int k) { return band_fragment_count(k) * 16; }
 /// Dynamic shared memory of a step 3 block for mask width k: the input tile, (kBandTileRows + K − 1)
 /// rows, twice (its big and its small TF32 parts, split once as the tile is loaded), and the band
