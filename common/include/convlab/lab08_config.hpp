@@ -203,7 +203,9 @@ constexpr int band_mixed_shared_bytes(int k) {
 static_assert(band_pair_pitch(2) % 8 == 4 && band_pair_pitch(3) % 8 == 4, "ldmatrix rows on 32 banks");
 /// Two blocks of either step fit an SM of compute capability 9.0 (228 KB, 1 KB reserved a block)
 /// at the widest mask: the kernels are compiled for kMinBlocks of them.
-static_assert(2 * (band_shared_bytes(kMaxMaskWidth) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
+static_assert(kMinBlocks * (band_shared_bytes(kMaxMaskWidth) + 1024) <= 233'472 &&
+                  kMinBlocks * (band_mixed_shared_bytes(kMaxMaskWidth) + 1024) <= 233'472,
+              "two blocks an H100 or H200 SM");
 
 // ---- Step 5: step 2 on Hopper's wgmma (wgmma_gemm.cuh, wgmma_tf32.cuh) ----
 //
