@@ -30,11 +30,12 @@ constexpr int block_bytes(int k) {
   return Arith == Precision::tf32x3 ? band_shared_bytes(k) : band_mixed_shared_bytes(k);
 }
 
-/// The band fragments, then the kernel with F floats per load of the input tile.
-template <Precision Arith, int S, int F>
+/// The band fragments, then the kernel with F floats per load of the input tile, its last k-step
+/// at half depth or not (band_last_step_half).
+template <Precision Arith, int S, int F, bool HALF>
 void launch_loading(const Conv2dArgs& a) {
   static const bool opted_in = [] {  // up to the widest mask's bytes of dynamic shared memory, once per kernel
-    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(banded_conv2d<Arith, S, F, HALF>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     block_bytes<Arith>(kMaxMaskWidth)));
     return true;
   }();
@@ -45,17 +46,25 @@ void launch_loading(const Conv2dArgs& a) {
   band_fragments<Arith><<<ceil_div(count, 256), 256>>>(a.M, a.mask_width, frags);
   CUDA_CHECK(cudaGetLastError());
   const dim3 grid(ceil_div(a.width, kBandTileCols), ceil_div(a.height, kBandTileRows));
-  banded_conv2d<Arith, S, F><<<grid, kBandThreads, block_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
-                                                                                       a.width, a.mask_width);
+  banded_conv2d<Arith, S, F, HALF><<<grid, kBandThreads, block_bytes<Arith>(a.mask_width)>>>(a.N, frags, a.P, a.height,
+                                                                                             a.width, a.mask_width);
   CUDA_CHECK(cudaGetLastError());
+}
+
+template <Precision Arith, int S, int F>
+void launch_half(const Conv2dArgs& a) {
+  if constexpr (S == 3) {
+    if (band_last_step_half(a.mask_width)) return launch_loading<Arith, S, F, true>(a);
+  }
+  launch_loading<Arith, S, F, false>(a);
 }
 
 template <Precision Arith, int S>
 void launch(const Conv2dArgs& a) {
   switch (band_copy_floats(a.mask_width, a.width)) {
-    case 4: return launch_loading<Arith, S, 4>(a);
-    case 2: return launch_loading<Arith, S, 2>(a);
-    default: return launch_loading<Arith, S, 1>(a);
+    case 4: return launch_half<Arith, S, 4>(a);
+    case 2: return launch_half<Arith, S, 2>(a);
+    default: return launch_half<Arith, S, 1>(a);
   }
 }
 

@@ -64,14 +64,16 @@ __device__ __forceinline__ uint4 band_fragment(const float* taps, int K, int j0)
 /// row j − 1 (b1, acc1; P = 1 leaves both alone). `big` and `small` are this lane's ldmatrix
 /// addresses (ldmatrix.cuh) of column group 0 of A at offset j, in the input tile's two parts;
 /// column group q is 32·q bytes on. Tile nb at k-step s multiplies group nb + s by b[s]
-/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb.
+/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb. TG tiles at a time (1
+/// or 2). HALF (band_last_step_half): the last k-step's k ≥ 4 are all zero, so its products run
+/// as mma_tf32_k4 on the fragments' first halves (A's a0, a1; B's b0).
 ///
 /// Per tile and phase, its S k-steps and three products each (big·big from zero first, then the
 /// small ones) accumulate on the tensor cores into `part`, which is then added to acc in float32
 /// (round to nearest): the tensor cores' truncating accumulation sees only 3·S MMAs, so its error
-/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The two phases' chains
-/// are independent, so one runs while the other waits for its last MMA.
-template <int S, int NB, int P>
+/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The phases' and tiles'
+/// chains are independent, so one runs while another waits for its last MMA.
+template <int S, int NB, int P, int TG, bool HALF>
 __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, const uint4 (&b0)[S],
                                                  const uint4 (&b1)[S], float (&acc0)[NB][4], float (&acc1)[NB][4]) {
   // TODO(step 3): column group q's A in both parts: load_a_fragment(a, big + 32q) and
@@ -81,7 +83,9 @@ __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, c
   //               every s the two small products (a_small · b big, a_big · b small) and, for
   //               s > 0, the big·big one; then acc0[nb][e] += part (and acc1 for phase 1).
   //               Interleave the two phases' MMAs (part[P][4]): one chain runs while the other
-  //               waits. Keep only S groups alive: load group nb + S − 1 as tile nb starts.
+  //               waits. TG tiles at a time: load groups nb + S − 1 .. nb + S + TG − 2 as tiles
+  //               nb .. nb + TG − 1 start. HALF: the last k-step's three products as mma_tf32_k4
+  //               (A's a0, a1; B's .x or .z), its k ≥ 4 being all zero.
   (void)big, (void)small, (void)b0, (void)b1, (void)acc0, (void)acc1;
 }
 // ==== END STEP 3 ====
@@ -115,11 +119,13 @@ __device__ __forceinline__ uint4 band_fragment_mixed(const float* taps, int K, i
 /// address (lanes 0–15: rows a_row, column 0) of the input tile's x_small in BF16, two columns per
 /// word: word 4q + t holds columns 8q + t and 8q + t + 4, so column group q is 16·q bytes on.
 /// Group q's BF16 A: a0 and a1 from its TF32 registers (rows g and g + 8: columns t, t + 4),
-/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments.
+/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments. TG and
+/// HALF as in step 3; with HALF the last k-step's BF16 products pair column t of x_big and of
+/// x_small in one mma_bf16_k8 (k = 2t: x_big · w_small, 2t + 1: x_small · w_big).
 ///
 /// Per tile and phase, its 2·S MMAs (the small products first, from zero) chain into `part`,
 /// added to acc in float32 as in step 3.
-template <int S, int NB, int P>
+template <int S, int NB, int P, int TG, bool HALF>
 __device__ __forceinline__ void band_rows_tf32_bf16(unsigned big, unsigned small2, const uint4 (&b0)[S],
                                                     const uint4 (&b1)[S], float (&acc0)[NB][4],
                                                     float (&acc1)[NB][4]) {
@@ -129,7 +135,10 @@ __device__ __forceinline__ void band_rows_tf32_bf16(unsigned big, unsigned small
   //               a1 = pack_bf16x2 of a1 and a3 (row g + 8), a2 and a3 from
   //               load_a_half(a2, a3, small2 + 16q). Tile nb at k-step s, per phase: mma_bf16 of
   //               group nb + s with the fragment's .z, .w (from zero at s = 0), then mma_tf32 of
-  //               its TF32 A with .x, .y, both into `part`; then acc[nb][e] += part[e].
+  //               its TF32 A with .x, .y, both into `part`; then acc[nb][e] += part[e]. TG and
+  //               HALF as in step 3; with HALF the last k-step's BF16 products pair column t of
+  //               x_big and of x_small (the low halves of a0 and a2, of a1 and a3; of .z and .w:
+  //               __byte_perm(lo, hi, 0x5410)) in one mma_bf16_k8, and its TF32 one is mma_tf32_k4.
   (void)big, (void)small2, (void)b0, (void)b1, (void)acc0, (void)acc1;
 }
 // ==== END STEP 4 ====
@@ -166,7 +175,11 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 ///   step 4: small2     [rows][LDP] N minus its TF32 part, in BF16: word 4q + t holds columns
 ///                                  8q + t and 8q + t + 4 (band_rows_tf32_bf16's k order)
 ///   frags_s [K][8S + 3]            the band fragments, a copy of `frags`
-template <Precision Arith, int S, int F>
+///
+/// HALF = band_last_step_half(K) (K = 10 to 13): the last k-step at half depth, two tiles at a
+/// time and one offset per trip (measured fastest there; one tile and two offsets per trip
+/// elsewhere: results/bench/nvidia-h200/lab08.md).
+template <Precision Arith, int S, int F, bool HALF>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
               int width, int K) {
@@ -176,6 +189,8 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   constexpr int ITEMS = (MAX_ROWS * GROUPS + kBandThreads - 1) / kBandThreads;  // (row, group)s a thread loads
   constexpr int SPAN = band_fragment_span(S);
   constexpr bool STEP3 = Arith == Precision::tf32x3;
+  constexpr int TG = HALF ? 2 : 1;  // tiles at a time
+  static_assert(!HALF || S == 3, "a half last k-step needs K = 10 .. 13: three k-steps");
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(STEP3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
   static_assert(COLS % kMmaK == 0 && LD % 4 == 0 && LDP % 4 == 0, "whole column groups, 16-byte stores");
@@ -247,7 +262,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   //    offset 0 has phase 0 only (mask row 0), offset K phase 1 only (mask row K − 1), the
   //    offsets between both. Two offsets per trip, so that the fragments of the row read last
   //    stay where they are: b[0] and b[1] swap roles rather than values (an even K leaves one
-  //    offset, which copies them).
+  //    offset, which copies them); with HALF one offset per trip.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int wy = warp / kBandWarpsX * kBandPhases * kMmaM;  // the warp's first row in the block's tile
@@ -271,9 +286,9 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
     unsigned big, x;
     a_at(j, big, x);
     if constexpr (STEP3) {
-      band_rows_tf32x3<S, NB, PH>(big, x, b0, b1, acc0, acc[1]);
+      band_rows_tf32x3<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
     } else {
-      band_rows_tf32_bf16<S, NB, PH>(big, x, b0, b1, acc0, acc[1]);
+      band_rows_tf32_bf16<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
     }
   };
   using One = std::integral_constant<int, 1>;
@@ -283,14 +298,14 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   offset(0, b[0], b[0], acc[0], One{});  // phase 0 alone, mask row 0
   int j = 1;
 #pragma unroll 1
-  for (; j + 1 < K; j += 2) {  // b[0] holds mask row j − 1
+  for (; !HALF && j + 1 < K; j += 2) {  // b[0] holds mask row j − 1
     load_row(b[1], j);
     offset(j, b[1], b[0], acc[0], Both{});
     load_row(b[0], j + 1);
     offset(j + 1, b[0], b[1], acc[0], Both{});
   }
 #pragma unroll 1
-  for (; j < K; ++j) {  // K even: offset K − 1 is left
+  for (; j < K; ++j) {  // with HALF every offset; else, K even, offset K − 1 alone
 #pragma unroll
     for (int s = 0; s < S; ++s) b[1][s] = b[0][s];
     load_row(b[0], j);

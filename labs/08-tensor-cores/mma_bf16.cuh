@@ -57,4 +57,17 @@ __device__ __forceinline__ void mma_bf16_from_zero(float (&d)[4], const unsigned
 #endif
 }
 
+/// d += A · B for one 16×8×8 tile in BF16: half the depth of mma_bf16. A is 16 × 8: a0 = row g,
+/// k = 2t, 2t + 1; a1 = row g + 8; B is 8 × 8: b0 = k 2t, 2t + 1, column g (the first halves of
+/// mma_bf16's a0, a1 and b0).
+__device__ __forceinline__ void mma_bf16_k8(float (&d)[4], unsigned a0, unsigned a1, unsigned b0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(b0));
+#else
+  __trap();  // the launchers refuse GPUs before compute capability 8.0
+#endif
+}
+
 }  // namespace convlab::lab08

@@ -81,6 +81,20 @@ __device__ __forceinline__ void mma_tf32_from_zero(float (&d)[4], const unsigned
 #endif
 }
 
+/// d += A · B for one 16×8×4 tile: half the depth, for a k-step whose k ≥ 4 are all zero (the
+/// band's last k-step at K = 10 to 13, band_last_step_half). A is 16 × 4: a0 = row g, k = t;
+/// a1 = row g + 8, k = t (the k8 fragment's a0 and a1); B is 4 × 8: b0 = k t, column g (the k8
+/// fragment's b0).
+__device__ __forceinline__ void mma_tf32_k4(float (&d)[4], unsigned a0, unsigned a1, unsigned b0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(b0));
+#else
+  __trap();  // the launchers refuse GPUs before compute capability 8.0
+#endif
+}
+
 /// Host: tensor cores with TF32 need compute capability 8.0 (Ampere) or later; every launcher
 /// of the lab checks first, rather than failing in the kernel.
 inline void require_tensor_cores() {

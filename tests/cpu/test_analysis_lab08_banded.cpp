@@ -140,3 +140,19 @@ TEST_CASE("lab08 banded blocks: two of either step fit an H200 SM at every mask 
   // Step 3 at K = 17: 80 rows of 148 floats, twice, and 17 × 27 fragments of 16 bytes.
   CHECK(lab08::band_shared_bytes(17) == 2 * 80 * 148 * 4 + 17 * 27 * 16);
 }
+
+TEST_CASE("lab08 banded: the last k-step needs only k < 4 exactly from K = 10 to 13", "[lab08][banded]") {
+  for (int k = lab08::kBandMinMask; k <= convlab::kMaxMaskWidth; ++k) {
+    INFO("K = " << k);
+    const int s = lab08::band_steps(k) - 1;  // the last k-step: B_s[kk][n] = mask[8s + kk − n], nonzero for 0 ≤ · < K
+    bool upper_half_used = false;
+    for (int kk = 4; kk < lab08::kMmaK; ++kk) {
+      for (int n = 0; n < lab08::kMmaN; ++n) {
+        const int j = lab08::kMmaK * s + kk - n;
+        upper_half_used = upper_half_used || (j >= 0 && j < k);
+      }
+    }
+    CHECK(lab08::band_last_step_half(k) == !upper_half_used);
+    CHECK(lab08::band_last_step_half(k) == (k >= 10 && k <= 13));
+  }
+}

@@ -143,6 +143,12 @@ inline constexpr int kBandTileCols = kBandWarpsX * kBandWarpTiles * kMmaN;      
 CONVLAB_HOST_DEVICE constexpr int band_steps(int k) { return (k + kMmaN - 1 + kMmaK - 1) / kMmaK; }
 /// The useful fraction of the band's MMAs: K of every 8·band_steps(K) products are the mask's.
 constexpr double band_useful_fraction(int k) { return static_cast<double>(k) / (kMmaK * band_steps(k)); }
+/// Whether the band's last k-step needs only its first 4 k: an 8-column tile reads K + 7 input
+/// columns, so the last k-step's k ≥ 4 are all zero where K + 7 ≤ 8·(S − 1) + 4, K = 10 to 13.
+/// Its MMAs then run at half the depth (m16n8k4 in TF32, m16n8k8 in BF16).
+CONVLAB_HOST_DEVICE constexpr bool band_last_step_half(int k) {
+  return k + kMmaN - 1 <= kMmaK * (band_steps(k) - 1) + kMmaK / 2;
+}
 /// Columns of a block's input tile: a warp's last MMA tile reads 8·(S − 1) columns past its own.
 CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCols + kMmaK * (steps - 1); }
 /// The tile's row pitch in floats: its columns plus 4, 4 past a multiple of 8 (mod 32), so that
