@@ -20,8 +20,8 @@
 ///            its odd rows), and at input offset j the same 16 input rows are A of phase 0 at mask
 ///            row j and of phase 1 at mask row j − 1. One ldmatrix loads a whole fragment. Step 4:
 ///            two MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
-/// Achieves:  on an H200 at 8192², K = 17: step 3 0.686–0.692 ms, step 4 0.563–0.567 ms, lab 07
-///            0.734–0.735; K = 13: step 3 0.563–0.568, step 4 0.468–0.474, lab 07 0.447–0.451
+/// Achieves:  on an H200 at 8192², K = 17: step 3 0.677–0.682 ms, step 4 0.538–0.543 ms, lab 07
+///            0.734; K = 13: step 3 0.508–0.513, step 4 0.431–0.434, lab 07 0.447–0.448
 ///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
 ///            MMAs, useful fraction and error bounds.
 ///
@@ -34,6 +34,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "convlab/lab08_config.hpp"
@@ -176,9 +177,10 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 ///                                  8q + t and 8q + t + 4 (band_rows_tf32_bf16's k order)
 ///   frags_s [K][8S + 3]            the band fragments, a copy of `frags`
 ///
-/// HALF = band_last_step_half(K) (K = 10 to 13): the last k-step at half depth, two tiles at a
-/// time and one offset per trip (measured fastest there; one tile and two offsets per trip
-/// elsewhere: results/bench/nvidia-h200/lab08.md).
+/// HALF = band_last_step_half(K) (K = 10 to 13): the last k-step at half depth. TG tiles at a
+/// time: two, and one offset per loop trip, except step 3 at K = 9 and 14 to 17, which takes one
+/// tile and two offsets per trip (each measured fastest where it runs, on an H200:
+/// results/bench/nvidia-h200/lab08.md).
 template <Precision Arith, int S, int F, bool HALF>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
@@ -189,7 +191,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   constexpr int ITEMS = (MAX_ROWS * GROUPS + kBandThreads - 1) / kBandThreads;  // (row, group)s a thread loads
   constexpr int SPAN = band_fragment_span(S);
   constexpr bool STEP3 = Arith == Precision::tf32x3;
-  constexpr int TG = HALF ? 2 : 1;  // tiles at a time
+  constexpr int TG = STEP3 && !HALF ? 1 : 2;  // tiles at a time (measured fastest: the kernel's comment)
   static_assert(!HALF || S == 3, "a half last k-step needs K = 10 .. 13: three k-steps");
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(STEP3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
@@ -260,9 +262,9 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
 
   // 2. The MMAs, one input offset j = 0 .. K at a time (not unrolled: K is a run-time value):
   //    offset 0 has phase 0 only (mask row 0), offset K phase 1 only (mask row K − 1), the
-  //    offsets between both. Two offsets per trip, so that the fragments of the row read last
-  //    stay where they are: b[0] and b[1] swap roles rather than values (an even K leaves one
-  //    offset, which copies them); with HALF one offset per trip.
+  //    offsets between both. With one tile at a time, two offsets per trip, so that the
+  //    fragments of the row read last stay where they are: b[0] and b[1] swap roles rather than
+  //    values (an even K leaves one offset, which copies them); with two, one offset per trip.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int wy = warp / kBandWarpsX * kBandPhases * kMmaM;  // the warp's first row in the block's tile
@@ -298,7 +300,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   offset(0, b[0], b[0], acc[0], One{});  // phase 0 alone, mask row 0
   int j = 1;
 #pragma unroll 1
-  for (; !HALF && j + 1 < K; j += 2) {  // b[0] holds mask row j − 1
+  for (; TG == 1 && j + 1 < K; j += 2) {  // b[0] holds mask row j − 1
     load_row(b[1], j);
     offset(j, b[1], b[0], acc[0], Both{});
     load_row(b[0], j + 1);
@@ -314,7 +316,10 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   offset(K, b[0], b[0], acc[1], One{});  // phase 1 alone, mask row K − 1 (in b[0])
 
   // 3. D's registers (mma_tf32.cuh): e = 0, 1 are MMA row g, columns 2t, 2t + 1; e = 2, 3 row
-  //    g + 8; MMA row m of phase d is output row wy + 2m + d.
+  //    g + 8; MMA row m of phase d is output row wy + 2m + d. Both columns in one 8-byte store
+  //    where the row allows it: four lanes then fill a 32-byte sector of P, where two 4-byte
+  //    stores each fill half of it (on an H200, 5–10 % off step 3 at K = 9 to 13, 2–9 % off step 4).
+  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(P) % 8 == 0;  // x is even
 #pragma unroll
   for (int d = 0; d < kBandPhases; ++d) {
 #pragma unroll
@@ -325,8 +330,12 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
         const int y = y0 + wy + 2 * (g + 8 * half) + d;
         if (y >= height) continue;
         float* out = P + static_cast<size_t>(y) * width + x;
-        if (x < width) out[0] = acc[d][nb][2 * half];
-        if (x + 1 < width) out[1] = acc[d][nb][2 * half + 1];
+        if (pairs && x + 1 < width) {
+          *reinterpret_cast<float2*>(out) = make_float2(acc[d][nb][2 * half], acc[d][nb][2 * half + 1]);
+        } else {
+          if (x < width) out[0] = acc[d][nb][2 * half];
+          if (x + 1 < width) out[1] = acc[d][nb][2 * half + 1];
+        }
       }
     }
   }
