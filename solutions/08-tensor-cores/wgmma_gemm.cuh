@@ -25,10 +25,10 @@
 ///            are gathered channel group × tap (tiles::GroupTapLoader), from weights the launcher
 ///            put in that order once per call.
 /// Achieves:  NVIDIA H200, 2026-11-29, conv_layer_bench (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.133 (0.197), B32 C256→256 14×14 K3 0.120 (0.203, narrow tile),
-///            B8 C128→128 128×128 K3 0.491 (0.965); B16 C3→64 224×224 K7 S2 0.149 (0.134: slower
-///            there, with one warpgroup and, C = 3, the slice-by-slice gather). Every output within
-///            0.06 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
+///            B32 C64→64 56×56 K3 0.124–0.126 (0.198), B32 C256→256 14×14 K3 0.117–0.118 (0.205,
+///            narrow tile), B8 C128→128 128×128 K3 0.464–0.466 (0.972); B16 C3→64 224×224 K7 S2
+///            0.128 (0.136, with one warpgroup and, C = 3, the slice-by-slice gather). Every output
+///            within 0.06 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters) and
 /// tile Tile (WgmmaWide: N = 128, DEPTH = 16, 3 stages; WgmmaNarrow: 64, 32, 2): tile (64·W) × N
@@ -42,6 +42,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "convlab/ceil_div.hpp"
@@ -204,17 +205,36 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   tiles::copy_async_wait<0>();
 
   // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2).
+  // Where HoWo is even, columns n and n + 1 (n even) lie side by side in one image's row of Y,
+  // 8 bytes aligned: one 8-byte store or atomic add takes both, and four lanes fill a 32-byte
+  // sector where 4-byte ones each filled half of it.
+  const bool pairs = g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
 #pragma unroll
-  for (int i = 0; i < Tile::ACCUMULATORS; ++i) {
-    const int n = n0 + 8 * (i / 4) + 2 * tig + i % 2;
+  for (int i = 0; i < Tile::ACCUMULATORS; i += 2) {
+    const int n = n0 + 8 * (i / 4) + 2 * tig;
     const int m = m0 + row + 8 * ((i / 2) % 2);
-    if (n >= g.N || m >= g.M) continue;
-    const int b = n / g.HoWo;
-    float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo));  // Y[b][m][h][w]
-    if (atomic) {
-      atomicAdd(y, acc[i]);
-    } else {
-      *y = acc[i];
+    if (m >= g.M) continue;
+    if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
+      const int b = n / g.HoWo;
+      float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo)));
+      const float2 v = make_float2(acc[i], acc[i + 1]);
+      if (atomic) {
+        atomicAdd(y, v);
+      } else {
+        *y = v;
+      }
+      continue;
+    }
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      if (pairs || n + e >= g.N) continue;
+      const int b = (n + e) / g.HoWo;
+      float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n + e - b * g.HoWo));  // Y[b][m][h][w]
+      if (atomic) {
+        atomicAdd(y, acc[i + e]);
+      } else {
+        *y = acc[i + e];
+      }
     }
   }
 }
