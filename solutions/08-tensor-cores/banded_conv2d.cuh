@@ -391,7 +391,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
     offset(j + 1, b[0], b[1], acc[0], Both{});
   }
 #pragma unroll 1
-  for (; j < K; ++j) {  // with HALF every offset; else, K even, offset K − 1 alone
+  for (; j < K; ++j) {  // with two tiles at a time every offset; else, K even, offset K − 1 alone
 #pragma unroll
     for (int s = 0; s < S; ++s) b[1][s] = b[0][s];
     load_row(b[0], j);
