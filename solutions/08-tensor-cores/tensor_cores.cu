@@ -125,17 +125,21 @@ void launch_wgmma(const ConvLayerArgs& a, int splits) {
                                                                  wgmma_block_m(WG), Tile::N, splits, W, a, g, Tile::DEPTH);
 }
 
-/// The wide tile: the group-tap gather on whole groups of 16 channels, 1 or 2 blocks per SM.
+/// The wide tile: the group-tap gather on whole groups of 16 channels; one warpgroup 3 blocks
+/// per SM, two 1 or 2 (wgmma_blocks_per_sm).
 template <int WG>
 void run_wide(const ConvLayerArgs& a, const WgmmaPlan& p) {
-  if constexpr (WG == 2) {
+  if constexpr (WG == 1) {
+    if (p.group_tap) return launch_wgmma<WgmmaWide, 1, true, 3>(a, p.splits);
+    launch_wgmma<WgmmaWide, 1, false, 3>(a, p.splits);
+  } else {
     if (p.blocks_per_sm == 1) {
-      if (p.group_tap) return launch_wgmma<WgmmaWide, WG, true, 1>(a, p.splits);
-      return launch_wgmma<WgmmaWide, WG, false, 1>(a, p.splits);
+      if (p.group_tap) return launch_wgmma<WgmmaWide, 2, true, 1>(a, p.splits);
+      return launch_wgmma<WgmmaWide, 2, false, 1>(a, p.splits);
     }
+    if (p.group_tap) return launch_wgmma<WgmmaWide, 2, true, 2>(a, p.splits);
+    launch_wgmma<WgmmaWide, 2, false, 2>(a, p.splits);
   }
-  if (p.group_tap) return launch_wgmma<WgmmaWide, WG, true, 2>(a, p.splits);
-  launch_wgmma<WgmmaWide, WG, false, 2>(a, p.splits);
 }
 
 }  // namespace

@@ -24,11 +24,12 @@
 ///            Tolerance), step 2's kernel elsewhere. With whole groups of DEPTH channels the slices
 ///            are gathered channel group × tap (tiles::GroupTapLoader), from weights the launcher
 ///            put in that order once per call.
-/// Achieves:  NVIDIA H200, 2026-11-29, conv_layer_bench (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.124–0.126 (0.198), B32 C256→256 14×14 K3 0.117–0.118 (0.205,
-///            narrow tile), B8 C128→128 128×128 K3 0.464–0.466 (0.972); B16 C3→64 224×224 K7 S2
-///            0.128 (0.136, with one warpgroup and, C = 3, the slice-by-slice gather). Every output
-///            within 0.06 of the FP32 rule's allowance (results/bench/nvidia-h200/lab08.md).
+/// Achieves:  NVIDIA H200, 2026-11-30, conv_layer_bench (median of 20 runs, ms; step 2 beside):
+///            B32 C64→64 56×56 K3 0.124–0.125 (0.199), B32 C256→256 14×14 K3 0.118 (0.205–0.207,
+///            narrow tile), B8 C128→128 128×128 K3 0.460–0.464 (0.965–0.972); B16 C3→64 224×224
+///            K7 S2 0.109 (0.137, with one warpgroup, three blocks an SM and, C = 3, the
+///            slice-by-slice gather). Every output within 0.06 of the FP32 rule's allowance
+///            (results/bench/nvidia-h200/lab08.md).
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters) and
 /// tile Tile (WgmmaWide: N = 128, DEPTH = 16, 3 stages; WgmmaNarrow: 64, 32, 2): tile (64·W) × N

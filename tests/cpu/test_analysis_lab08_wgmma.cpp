@@ -34,10 +34,17 @@ TEST_CASE("lab08 step 5: a layer of 64 filters takes one warpgroup a block, one 
   CHECK(lab08::WgmmaNarrow::ACCUMULATORS == 32);
 }
 
-TEST_CASE("lab08 step 5: one-warpgroup blocks run 2 an SM, two-warpgroup blocks 2 from 2 tiles an SM and 1 below",
+TEST_CASE("lab08 step 5: one-warpgroup blocks run 3 an SM, two-warpgroup blocks 2 from 2 tiles an SM and 1 below, and "
+          "each configuration's shared memory fits that many",
           "[lab08][wgmma]") {
-  CHECK(lab08::wgmma_blocks_per_sm(1, 1, 132) == 2);
-  CHECK(lab08::wgmma_blocks_per_sm(1, 100000, 132) == 2);
+  CHECK(lab08::wgmma_blocks_per_sm(1, 1, 132) == 3);
+  CHECK(lab08::wgmma_blocks_per_sm(1, 100000, 132) == 3);
+  // 3 one-warpgroup blocks: 72.5 KB (group-tap) and 71 KB a block, 1 KB each the driver's, of 228 KB.
+  CHECK(lab08::wgmma_shared_bytes<lab08::WgmmaWide>(1, true) == (8 * 1024 + 3 * (64 * 20 + 16 * 136)) * 4);
+  CHECK(lab08::wgmma_fits_sm<lab08::WgmmaWide>(1, true, 3));
+  CHECK(lab08::wgmma_fits_sm<lab08::WgmmaWide>(1, false, 3));
+  CHECK_FALSE(lab08::wgmma_fits_sm<lab08::WgmmaWide>(1, true, 4));
+  CHECK_FALSE(lab08::wgmma_fits_sm<lab08::WgmmaWide>(2, true, 3));
   CHECK(lab08::wgmma_blocks_per_sm(2, 264, 132) == 2);
   CHECK(lab08::wgmma_blocks_per_sm(2, 263, 132) == 1);
   // The bench's 128x128 layer on an H200's 132 SMs: 1024 wide tiles, two a block.
@@ -161,10 +168,10 @@ TEST_CASE("lab08 step 5 split-K: B32 C256->256 14x14 on 132 SMs takes the narrow
   CHECK(splits(layer(32, 64, 64, 56, 56, 3, 1, 1, 1)) == 1);
   CHECK(splits(layer(16, 3, 64, 224, 224, 7, 2, 3, 1)) == 1);
   CHECK(splits(layer(8, 128, 128, 128, 128, 3, 1, 1, 1)) == 1);
-  // One warpgroup, wide: 2 blocks per SM, 264 slots on 132 SMs. B·Ho·Wo = 264·128 columns fill them.
-  CHECK(splits(layer(132, 256, 64, 16, 16, 1, 1, 0, 1)) == 1);  // 264 tiles, 16 slices
-  CHECK(splits(layer(1, 256, 64, 263, 128, 1, 1, 0, 1)) == 2);  // 263 tiles: 2 splits of 8 slices
-  CHECK(splits(layer(1, 240, 64, 263, 128, 1, 1, 0, 1)) == 1);  // 15 slices: no 2 splits of 8
+  // One warpgroup, wide: 3 blocks per SM, 396 slots on 132 SMs. B·Ho·Wo = 396·128 columns fill them.
+  CHECK(splits(layer(198, 256, 64, 16, 16, 1, 1, 0, 1)) == 1);  // 396 tiles, 16 slices
+  CHECK(splits(layer(1, 256, 64, 395, 128, 1, 1, 0, 1)) == 2);  // 395 tiles: 2 splits of 8 slices
+  CHECK(splits(layer(1, 240, 64, 395, 128, 1, 1, 0, 1)) == 1);  // 15 slices: no 2 splits of 8
   // Two warpgroups, wide (272 channels: no whole groups of 32), below 264 tiles: one block per SM,
   // 132 slots; 131 tiles of 128 rows want a split, 132 do not.
   CHECK(splits(layer(1, 272, 128, 132, 128, 1, 1, 0, 1)) == 1);

@@ -262,13 +262,18 @@ using WgmmaNarrow = WgmmaTile<64, 32, 2>;
 CONVLAB_HOST_DEVICE constexpr int wgmma_warpgroups(int filters) { return filters > 64 ? 2 : 1; }
 /// The block tile's rows: 64 per warpgroup.
 CONVLAB_HOST_DEVICE constexpr int wgmma_block_m(int warpgroups) { return kWgmmaM * warpgroups; }
-/// Blocks per SM of the wide tile (its kernel's __launch_bounds__): 2, whose registers fit a
-/// thread's 64 accumulators at 128 registers, except a layer of two-warpgroup tiles too few to
+/// Blocks per SM of the wide tile (its kernel's __launch_bounds__). One warpgroup: 3, which holds
+/// a thread to 170 registers; ptxas then fits the slice gather's kernel in 159 with no spill
+/// (group-tap: 166), where at 2 it took 183 and so fitted only two blocks an SM: B16 C3→64
+/// 224×224 K7 S2 took 0.108–0.109 ms at 3 against 0.128–0.129 at 2 (H200, same runs,
+/// 2026-11-30); three blocks' shared memory fits (wgmma_fits_sm). Two warpgroups: 2, whose
+/// registers fit a thread's 64 accumulators at 128 registers, except a layer of tiles too few to
 /// give every SM two (`tiles` < 2·`sms`), which runs 1 block per SM, split-K: B32 C256→256 14×14's
 /// 98 tiles took 0.137 ms at 1 block per SM in 4 splits and 0.151 at 2 in 8 (H200, 2026-11-29).
 /// Such a layer takes the narrow tile instead where its channels allow (wgmma_plan).
 CONVLAB_HOST_DEVICE constexpr int wgmma_blocks_per_sm(int warpgroups, long long tiles, int sms) {
-  return warpgroups == 1 || tiles >= 2LL * sms ? 2 : 1;
+  if (warpgroups == 1) return 3;
+  return tiles >= 2LL * sms ? 2 : 1;
 }
 /// Padding of a group-tap A row in shared memory, As[m][DEPTH + kGroupTapPad]: rows of 80 (DEPTH
 /// 16) or 144 bytes (32) start 16-byte aligned (16-byte copies), and a warp's fragment reads (8
@@ -288,6 +293,20 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_
           Tile::STAGES * (wgmma_a_slice_floats(Tile::DEPTH, warpgroups, group_tap) + Tile::DEPTH * (Tile::N + kPad))) *
          4;
 }
+/// Shared memory of an SM of compute capability 9.0 that blocks can have (228 KB), and what the
+/// driver keeps of it per block (1 KB): every configuration of step 5 fits its blocks per SM.
+inline constexpr int kWgmmaSmBytes = 228 * 1024, kWgmmaBlockReservedBytes = 1024;
+template <typename Tile>
+constexpr bool wgmma_fits_sm(int warpgroups, bool group_tap, int blocks) {
+  return blocks * (wgmma_shared_bytes<Tile>(warpgroups, group_tap) + kWgmmaBlockReservedBytes) <= kWgmmaSmBytes;
+}
+static_assert(wgmma_fits_sm<WgmmaWide>(1, false, wgmma_blocks_per_sm(1, 0, 1)) &&
+                  wgmma_fits_sm<WgmmaWide>(1, true, wgmma_blocks_per_sm(1, 0, 1)),
+              "three one-warpgroup blocks of the wide tile fit an SM's shared memory");
+static_assert(wgmma_fits_sm<WgmmaWide>(2, false, 2) && wgmma_fits_sm<WgmmaWide>(2, true, 2) &&
+                  wgmma_fits_sm<WgmmaNarrow>(2, true, 2),
+              "two two-warpgroup blocks fit an SM's shared memory");
+
 /// Whether step 5 gathers `depth`-deep slices as one tap of `depth` channels (tiles::GroupTapLoader:
 /// the reduction ordered channel group × tap, a bounds test per column and tap instead of per
 /// element, and the weights reordered once per call so that a slice's are contiguous), which needs
