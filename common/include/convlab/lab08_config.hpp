@@ -302,7 +302,7 @@ constexpr bool wgmma_fits_sm(int warpgroups, bool group_tap, int blocks) {
 }
 static_assert(wgmma_fits_sm<WgmmaWide>(1, false, wgmma_blocks_per_sm(1, 0, 1)) &&
                   wgmma_fits_sm<WgmmaWide>(1, true, wgmma_blocks_per_sm(1, 0, 1)),
-              "three one-warpgroup blocks of the wide tile fit an SM's shared memory");
+              "the one-warpgroup blocks wgmma_blocks_per_sm asks for fit an SM's shared memory");
 static_assert(wgmma_fits_sm<WgmmaWide>(2, false, 2) && wgmma_fits_sm<WgmmaWide>(2, true, 2) &&
                   wgmma_fits_sm<WgmmaNarrow>(2, true, 2),
               "two two-warpgroup blocks fit an SM's shared memory");
