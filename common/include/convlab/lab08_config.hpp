@@ -293,9 +293,13 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_
           Tile::STAGES * (wgmma_a_slice_floats(Tile::DEPTH, warpgroups, group_tap) + Tile::DEPTH * (Tile::N + kPad))) *
          4;
 }
-/// Shared memory of an SM of compute capability 9.0 that blocks can have (228 KB), and what the
-/// driver keeps of it per block (1 KB): every configuration of step 5 fits its blocks per SM.
-inline constexpr int kWgmmaSmBytes = 228 * 1024, kWgmmaBlockReservedBytes = 1024;
+/// Shared memory of an SM of compute capability 9.0 that its blocks can have: 228 KB.
+inline constexpr int kWgmmaSmBytes = 228 * 1024;
+/// Of that, what the driver keeps for each block: 1 KB.
+inline constexpr int kWgmmaBlockReservedBytes = 1024;
+/// Whether `blocks` blocks of tile `Tile` and `warpgroups` warpgroups (with the group-tap gather's
+/// A slices or not) fit one SM's shared memory: every configuration of step 5 is asserted to fit
+/// the blocks per SM it is compiled for.
 template <typename Tile>
 constexpr bool wgmma_fits_sm(int warpgroups, bool group_tap, int blocks) {
   return blocks * (wgmma_shared_bytes<Tile>(warpgroups, group_tap) + kWgmmaBlockReservedBytes) <= kWgmmaSmBytes;
