@@ -16,9 +16,9 @@
 //   * TF32, where a peer offers it: cuDNN with tensor-core math allowed (its fastest algorithm)
 //     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step;
 //   * lab 08 (solutions/08-tensor-cores): step 1 (1xTF32, checked as TF32), step 2 (3xTF32,
-//     checked as float32) and step 5 (step 2 on Hopper's wgmma, checked as float32; on a GPU other
-//     than compute capability 9.0 its row says why it did not run), against cuDNN's fastest FP32
-//     algorithm (Winograd included).
+//     checked as float32), step 5 (step 2 on Hopper's wgmma, checked as float32; on a GPU other
+//     than compute capability 9.0 its row says why it did not run) and step 6 (step 5 with the
+//     small products in BF16, likewise), against cuDNN's fastest FP32 algorithm (Winograd included).
 // Every output is checked against step 2's (within 2·n·u·S of each other, S = Σ|term| computed
 // by step 3 on |X| and |W|; TF32 adds n·2^-11·S), so a fast wrong answer cannot slip into the table.
 // Performance counts 2·B·M·Ho·Wo·C·K² flops (the direct convolution's multiply-adds) for everyone.
@@ -190,6 +190,17 @@ class LayerBench {
     return fmt::format("3xTF32 wgmma {}x{}x{}{}{}", l8::wgmma_block_m(p.warpgroups), p.n, p.depth,
                        p.group_tap ? " group-tap" : "", p.splits > 1 ? fmt::format(" split-K {}", p.splits) : "");
   }
+  /// Step 6's detail: its tile and split (step 5's), or the step it falls back to.
+  [[nodiscard]] std::string wgmma_mixed_detail() const {
+    namespace l8 = convlab::lab08;
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const l8::WgmmaPlan p = l8::wgmma_plan(s_, sms);
+    if (!p.mixed_fits) return "step 5's arithmetic: " + wgmma_detail();
+    return fmt::format("TF32 + BF16 wgmma {}x{}x{}{}{}", l8::wgmma_block_m(p.warpgroups), p.n, p.depth,
+                       p.group_tap ? " group-tap" : "", p.splits > 1 ? fmt::format(" split-K {}", p.splits) : "");
+  }
 
   // Times `launch` (which writes Y) after one checked run. `u` is the unit roundoff of the
   // method's arithmetic; `with_bias`: the output is max(conv + bias, 0).
@@ -316,6 +327,8 @@ class LayerBench {
     out.push_back(measure("lab 08 step 2 3xTF32", "3xTF32 mma.sync", [&] { convlab::lab08::conv_layer_tf32x3(args(y)); }));
     out.push_back(measure("lab 08 step 5 3xTF32 wgmma", wgmma_detail(),
                           [&] { convlab::lab08::conv_layer_tf32x3_wgmma(args(y)); }));
+    out.push_back(measure("lab 08 step 6 TF32+BF16 wgmma", wgmma_mixed_detail(),
+                          [&] { convlab::lab08::conv_layer_tf32_bf16_wgmma(args(y)); }));
     out.push_back(measure("stretch: step 3 + bias + ReLU pass", "2 kernels", [&] {
       lab::conv_layer_register_tiled_with(args(y), lab::register_tiled_plan(s_, false));
       bias_relu_pass<<<grid_for(Y_.size()), 256>>>(y, bias_.data(), s_.filters, s_.out_height() * s_.out_width(), Y_.size());
@@ -483,8 +496,8 @@ int main(int argc, char** argv) {
 
   // The summary: TFLOP/s (percent of cuDNN's).
   fmt::print("\n## {} — TFLOP/s (percent of cuDNN FP32 FMA)\n\n", device->name);
-  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family | TF32: lab 06 | TF32: cuDNN | TF32: unroll + cuBLAS | lab 08 TF32 | lab 08 3xTF32 | lab 08 3xTF32 wgmma |\n");
-  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  fmt::print("| layer | cuDNN (algorithm) | step 1 | step 2 | step 3 | best step 3 tile | unroll + cuBLAS | cuBLAS SGEMM alone | cuDNN GEMM family | TF32: lab 06 | TF32: cuDNN | TF32: unroll + cuBLAS | lab 08 TF32 | lab 08 3xTF32 | lab 08 3xTF32 wgmma | lab 08 TF32+BF16 wgmma |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {
     const Measurement* cudnn = find_ok(ms, "cuDNN (FP32 FMA math)");
     const Measurement* best = nullptr;
@@ -492,7 +505,7 @@ int main(int argc, char** argv) {
       if ((m.method == "step 3 with plan") && m.error.empty() && m.bad == 0 && (!best || m.tflops > best->tflops)) best = &m;
     }
     const Measurement* gemm_family = find_ok(ms, "cuDNN GEMM family (FP32 FMA)");
-    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
+    fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.name,
                cudnn ? fmt::format("{:.1f} ({}){}", cudnn->tflops, cudnn->detail, cudnn->bad ? " (CHECK FAILED)" : "")
                      : "—",
                cell(find_ok(ms, "step 1 unroll + tiled GEMM"), cudnn), cell(find_ok(ms, "step 2 fused unroll + GEMM"), cudnn),
@@ -504,7 +517,8 @@ int main(int argc, char** argv) {
                cell(find_ok(ms, "stretch: TF32 tensor cores"), cudnn),
                cell(find_ok(ms, "cuDNN (TF32 tensor cores)"), cudnn),
                cell(find_ok(ms, "cuBLAS TF32 on the unroll"), cudnn), cell(find_ok(ms, "lab 08 step 1 TF32"), cudnn),
-               cell(find_ok(ms, "lab 08 step 2 3xTF32"), cudnn), cell(find_ok(ms, "lab 08 step 5 3xTF32 wgmma"), cudnn));
+               cell(find_ok(ms, "lab 08 step 2 3xTF32"), cudnn), cell(find_ok(ms, "lab 08 step 5 3xTF32 wgmma"), cudnn),
+               cell(find_ok(ms, "lab 08 step 6 TF32+BF16 wgmma"), cudnn));
   }
   fmt::print("\n## kernel fusion (ms)\n\n| layer | step 3 + bias/ReLU pass | fused epilogue |\n| --- | --- | --- |\n");
   for (const auto& [l, ms] : all) {

@@ -307,7 +307,7 @@ int run_conv_layer_lab(const AnalyzeOptions& o) {
     s = parse_layer(o.layer);
   } else {
     if (o.case_dir.empty()) {
-      throw UsageError(o.lab == "lab08" ? "--lab lab08 needs --layer or a conv-layer --case (steps 1, 2 and 5), or "
+      throw UsageError(o.lab == "lab08" ? "--lab lab08 needs --layer or a conv-layer --case (steps 1, 2, 5 and 6), or "
                                           "--height, --width and --mask or a conv2d --case (steps 3 and 4)"
                                         : fmt::format("--lab {} needs --case (a conv-layer case) or --layer", o.lab));
     }

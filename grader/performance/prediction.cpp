@@ -128,8 +128,8 @@ PredictionResult predict_im2col(const PredictionContext& ctx) {
   return p;
 }
 
-/// Lab 08: each step's MMAs on the performance case of its problem (steps 1, 2 and 5 on the
-/// layer, steps 3 and 4 on the image), as the solution's launchers run them; step 5's are wgmmas
+/// Lab 08: each step's MMAs on the performance case of its problem (steps 1, 2, 5 and 6 on the
+/// layer, steps 3 and 4 on the image), as the solution's launchers run them; steps 5 and 6's are wgmmas
 /// counted per warp, as `sm__inst_executed_pipe_tensor_op_gmma.sum` counts them. The model counts
 /// MMAs, not loads, for these kernels.
 PredictionResult predict_tensor_cores(const PredictionContext& ctx) {
@@ -142,7 +142,8 @@ PredictionResult predict_tensor_cores(const PredictionContext& ctx) {
   try {
     const analysis::TensorCoreAnalysis layer = analysis::analyze_lab08(ctx.layer, ctx.sm_count);
     const analysis::BandedAnalysis band = analysis::analyze_lab08_banded(s.height, s.width, s.mask_width);
-    p.config = fmt::format("steps 1-2 and 5 on {}, {} SMs; steps 3-4 on {}x{} K={}", ctx.layer.describe(), ctx.sm_count,
+    p.config = fmt::format("steps 1-2 and 5-6 on {}, {} SMs; steps 3-4 on {}x{} K={}", ctx.layer.describe(),
+                           ctx.sm_count,
                            s.height, s.width, s.mask_width);
     auto add = [&p](const std::string& variant, const std::string& config, long long mmas, bool wgmma = false) {
       VariantPrediction v;

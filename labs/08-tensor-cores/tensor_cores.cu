@@ -1,4 +1,4 @@
-// Lab 08: the launchers of steps 1, 2 and 5 (given: nothing to write here; your steps are in
+// Lab 08: the launchers of steps 1, 2, 5 and 6 (given: nothing to write here; your steps are in
 // tensor_core_gemm.cuh and wgmma_gemm.cuh).
 //
 // Idea:      a layer is lab 06's GEMM, Y (M × B·Ho·Wo) = W (M × C·K·K) · X_unroll, fed to shared
@@ -13,7 +13,9 @@
 //            cores read themselves, a block's whole reduction chained on them where the FP32 rule
 //            allows it (step 2 runs elsewhere), a narrower tile for layers of few tiles, and, with
 //            whole groups of a slice's channels, W reordered once per call into the order its
-//            slices are read in; it needs compute capability 9.0.
+//            slices are read in; it needs compute capability 9.0. Step 6 runs step 5's kernel
+//            with step 4's arithmetic (two wgmmas a k8-step, the small products in BF16) where its
+//            error budget keeps the FP32 rule, step 5 elsewhere.
 // Achieves:  `grader bench --only layers` times them against cuDNN and lab 06.
 //
 // Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
@@ -116,30 +118,39 @@ const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& 
   return ordered->data();
 }
 
-template <typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 void launch_wgmma(const ConvLayerArgs& a, int splits) {
   const Geometry g = tiles::make_geometry(a.shape, Tile::DEPTH);
   const float* W = GROUP_TAP ? weights_in_group_tap_order<Tile::DEPTH>(a, g) : a.W;
-  launch_split_k<wgmma_gemm<Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads,
+  launch_split_k<wgmma_gemm<Arith, Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads,
                                                                  wgmma_shared_bytes<Tile>(WG, GROUP_TAP),
                                                                  wgmma_block_m(WG), Tile::N, splits, W, a, g, Tile::DEPTH);
 }
 
 /// The wide tile: the group-tap gather on whole groups of 16 channels; one warpgroup 3 blocks
 /// per SM, two 1 or 2 (wgmma_blocks_per_sm).
-template <int WG>
+template <Precision Arith, int WG>
 void run_wide(const ConvLayerArgs& a, const WgmmaPlan& p) {
   if constexpr (WG == 1) {
-    if (p.group_tap) return launch_wgmma<WgmmaWide, 1, true, 3>(a, p.splits);
-    launch_wgmma<WgmmaWide, 1, false, 3>(a, p.splits);
+    if (p.group_tap) return launch_wgmma<Arith, WgmmaWide, 1, true, 3>(a, p.splits);
+    launch_wgmma<Arith, WgmmaWide, 1, false, 3>(a, p.splits);
   } else {
     if (p.blocks_per_sm == 1) {
-      if (p.group_tap) return launch_wgmma<WgmmaWide, 2, true, 1>(a, p.splits);
-      return launch_wgmma<WgmmaWide, 2, false, 1>(a, p.splits);
+      if (p.group_tap) return launch_wgmma<Arith, WgmmaWide, 2, true, 1>(a, p.splits);
+      return launch_wgmma<Arith, WgmmaWide, 2, false, 1>(a, p.splits);
     }
-    if (p.group_tap) return launch_wgmma<WgmmaWide, 2, true, 2>(a, p.splits);
-    launch_wgmma<WgmmaWide, 2, false, 2>(a, p.splits);
+    if (p.group_tap) return launch_wgmma<Arith, WgmmaWide, 2, true, 2>(a, p.splits);
+    launch_wgmma<Arith, WgmmaWide, 2, false, 2>(a, p.splits);
   }
+}
+
+/// Steps 5 and 6 on the plan's tile: the narrow one (2 warpgroups, group-tap) or the wide one.
+template <Precision Arith>
+void run_wgmma(const ConvLayerArgs& a, const WgmmaPlan& p) {
+  // wgmma_plan gives the narrow tile 2 warpgroups and the group-tap gather
+  if (p.narrow) return launch_wgmma<Arith, WgmmaNarrow, 2, true, 2>(a, p.splits);
+  if (p.warpgroups == 2) return run_wide<Arith, 2>(a, p);
+  run_wide<Arith, 1>(a, p);
 }
 
 }  // namespace
@@ -183,9 +194,22 @@ void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {
   // in one part): step 2, whose float32 addition per slice bounds them (and which hands fewer
   // than 35 terms to the CUDA cores).
   if (!p.chain_fits) return conv_layer_tf32x3(a);
-  if (p.narrow) return launch_wgmma<WgmmaNarrow, 2, true, 2>(a, p.splits);  // wgmma_plan: 2 warpgroups, group-tap
-  if (p.warpgroups == 2) return run_wide<2>(a, p);
-  run_wide<1>(a, p);
+  run_wgmma<Precision::tf32x3>(a, p);
+}
+
+void conv_layer_tf32_bf16_wgmma(const ConvLayerArgs& a) {
+  if (!kStep6Written) {
+    return not_implemented("lab08 step 6 (small products in BF16 on wgmma): write split_into_planes_mixed and "
+                           "wgmma_step_tf32_bf16 in wgmma_gemm.cuh, then set kStep6Written = true");
+  }
+  require_wgmma("lab08 step 6 (tf32_bf16_wgmma)");
+  (void)tiles::make_geometry(a.shape, kSliceDepth);  // the shape's checks before any plan
+  const WgmmaPlan p = wgmma_plan(a.shape, sm_count());
+  // A reduction too short for step 4's products (132 units each) and the chain's truncations to
+  // keep the FP32 rule (fewer than 269 terms in one part): step 5, which keeps it from 93 terms
+  // and hands shorter ones to step 2.
+  if (!p.mixed_fits) return conv_layer_tf32x3_wgmma(a);
+  run_wgmma<Precision::tf32_bf16>(a, p);
 }
 
 }  // namespace convlab::lab08

@@ -1,8 +1,10 @@
 /// @file wgmma_gemm.cuh
-/// @brief Lab 08, step 5 (yours): step 2's 3xTF32 implicit GEMM on Hopper's warpgroup MMA. Write
-///        the step between its markers (labs/08-tensor-cores/README.md, step 5), then set
-///        kStep5Written = true. Keep the markers, names and parameters: the given kernel below and
-///        the tests rely on them. Step 5 reuses step 2's split_tf32: write step 2 first.
+/// @brief Lab 08, steps 5 and 6 (yours): step 2's 3xTF32 implicit GEMM on Hopper's warpgroup MMA,
+///        then with step 4's arithmetic. Write each step between its markers
+///        (labs/08-tensor-cores/README.md, steps 5 and 6), then set its kStepNWritten = true. Keep
+///        the markers, names and parameters: the given kernel below and the tests rely on them.
+///        Step 5 reuses step 2's split_tf32: write step 2 first; step 6 falls back to step 5 on
+///        short reductions: write step 5 first.
 ///
 /// Step 2 is issue-bound: every warp loads and splits its own fragments of A and B, one float at a
 /// time, for 8 mma.sync per product and k8-step. `wgmma.mma_async.m64n128k8` (wgmma_tf32.cuh)
@@ -16,6 +18,12 @@
 /// Layers of few tiles take a narrow tile, 64 columns (m64n64k8) and 32-deep slices: the kernel
 /// and your two functions are templates of the tile (lab08_config.hpp's WgmmaTile: Tile::N,
 /// Tile::DEPTH, ...), so write them for any N and DEPTH.
+///
+/// Step 6 takes step 4's arithmetic into this kernel: per k8-step the big product in one TF32
+/// wgmma and both small products in one BF16 wgmma of depth 16 (wgmma_bf16.cuh), two wgmmas where
+/// step 5 issues three. Your split_into_planes_mixed fills each buffer's "small" planes with BF16
+/// pairs [x_small ; x_big] (the same bytes as a TF32 plane), your wgmma_step_tf32_bf16 issues the
+/// two; the launcher runs step 5 where step 6's error budget would break the FP32 rule.
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M)) and tile Tile (N columns, DEPTH-deep slices):
 /// tile (64·W) × N of Y, warpgroup i its rows 64i .. 64i + 63, warp w its 16 rows of those. Shared
@@ -34,7 +42,9 @@
 #include "convlab/ceil_div.hpp"
 #include "convlab/lab08_config.hpp"
 #include "layer_tiles.cuh"
+#include "mma_bf16.cuh"          // pack_bf16x2, step 4's
 #include "tensor_core_gemm.cuh"  // split_tf32, step 2's
+#include "wgmma_bf16.cuh"
 #include "wgmma_tf32.cuh"
 
 namespace convlab::lab08 {
@@ -71,15 +81,64 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[Tile::ACCUMULATOR
 }
 // ==== END STEP 5 ====
 
-/// The kernel of step 5 (given). Per slice kt, in this order:
+// ==== BEGIN STEP 6: step 4's small products on wgmma ====
+// TODO(step 6): true once split_into_planes_mixed and wgmma_step_tf32_bf16 are written
+inline constexpr bool kStep6Written = false;
+
+// Step 4's arithmetic on step 5's kernel: per k8-step the big product w_big·x_big in TF32 (one
+// wgmma_tf32) and both small products in one BF16 wgmma of depth 16 (wgmma_bf16.cuh):
+// A = [w_big | w_small], B = [x_small ; x_big]. Its k order is step 4's, chosen so that a thread's
+// BF16 A is its own TF32 fragment packed: column t of the k8-step at k = 2t, column t + 4 at
+// 2t + 1 (the given kernel packs A: a0 = {w_big(g, t), w_big(g, t + 4)}, a1 the same of row g + 8,
+// a2 and a3 the same of w_small). Two wgmmas a k8-step where step 5 issues three, and a third less
+// of B to read from shared memory.
+
+/// Step 6, the split: the raw slice Bs[k][n] into, per k8-step, a TF32 plane of x_big (as step 5's
+/// `big`: wgmma_tf32.cuh's layout) and a BF16 plane of [x_small ; x_big] (wgmma_bf16.cuh's layout,
+/// the same bytes as a TF32 plane) in step 6's k order: k = 2j and 2j + 1 hold columns j and j + 4
+/// of the k8-step (j = 0..3) of x_small, k = 8 + 2j and 9 + 2j the same of x_big, where x_big =
+/// tf32(x) and x_small = x − x_big, each rounded to BF16. `big` and `pairs` each point at a
+/// buffer's DEPTH/8 planes, Tile::PLANE_FLOATS apart. A thread takes one column's 8 k of one
+/// k8-step per pass: two 16-byte stores per plane, and a quarter of a warp fills a core matrix's
+/// 128 contiguous bytes, as in step 5.
+template <typename Tile, int THREADS, int B_LD>
+__device__ __forceinline__ void split_into_planes_mixed(const float (&Bs)[Tile::DEPTH][B_LD], float* big,
+                                                        float* pairs) {
+  // TODO(step 6): as step 5's split, but let each thread take one column n and the 8 k of one
+  //               k8-step per pass (item = threadIdx.x + i·THREADS, n = item % N, ks = item / N).
+  //               For each x = Bs[8·ks + j][n]: x_big = to_tf32(x), x_small = x − tf32_value(x_big).
+  //               Store x_big's 8 TF32 words in `big` as step 5 stores its big parts (4 at the
+  //               core matrix of k 0..3, 4 at the one of k 4..7, 32 floats on), and in `pairs` at
+  //               the same two places 4 words each of pack_bf16x2: (x_small[j], x_small[j + 4]) for
+  //               j = 0..3, then (x_big[j], x_big[j + 4]) as floats (tf32_value).
+  (void)Bs, (void)big, (void)pairs;
+}
+
+/// Step 6, the products: one k8-step of the warpgroup's 64 × Tile::N tile, added to `acc`: the two
+/// small products in one BF16 wgmma (a_pairs, this thread's A = [w_big | w_small] packed by the
+/// kernel, with the `pairs` plane), then the big one in TF32 (a_big with the `big` plane), both
+/// chained into acc as step 5's.
+template <typename Tile>
+__device__ __forceinline__ void wgmma_step_tf32_bf16(float (&acc)[Tile::ACCUMULATORS], const unsigned (&a_big)[4],
+                                                     const unsigned (&a_pairs)[4], const float* big,
+                                                     const float* pairs) {
+  // TODO(step 6): one wgmma_bf16<Tile::N> of a_pairs with the `pairs` plane, then one
+  //               wgmma_tf32<Tile::N> of a_big with the `big` plane (accumulating), both adding to acc.
+  (void)acc, (void)a_big, (void)a_pairs, (void)big, (void)pairs;
+}
+// ==== END STEP 6 ====
+
+/// The kernel of steps 5 and 6 (given), Arith = tf32x3 (step 5) or tf32_bf16 (step 6). Per slice
+/// kt, in this order:
 ///
 ///   1. each thread splits its A fragments of slice kt (its DEPTH/8 k8-steps) from the raw As, as
-///      step 2;
-///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3) on the planes of buffer `buf`,
-///      commit: the tensor cores run them while the threads go on;
+///      step 2 (step 6: the big parts in TF32, and [w_big | w_small] packed in BF16 pairs);
+///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3; step 6: two, wgmma_step_tf32_bf16)
+///      on the planes of buffer `buf`, commit: the tensor cores run them while the threads go on;
 ///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
-///      (split_into_planes), fence.proxy.async (the wgmmas read the planes through the async
-///      proxy); then reuse slice kt's raw stage for slice kt + STAGES (cp.async);
+///      (split_into_planes; step 6: split_into_planes_mixed), fence.proxy.async (the wgmmas read
+///      the planes through the async proxy); then reuse slice kt's raw stage for slice kt + STAGES
+///      (cp.async);
 ///   4. wait for the wgmmas (they add into `acc` itself: the whole reduction a block sums is
 ///      chained on the tensor cores), barrier (the other buffer's planes are complete; this
 ///      buffer's are free).
@@ -89,12 +148,14 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[Tile::ACCUMULATOR
 /// tiles::GroupTapLoader (C % DEPTH == 0; Wt is then W in its order, tiles::order_weights_group_tap,
 /// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
 /// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_plan).
-template <typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 __global__ void __launch_bounds__(WG * kWarpgroupThreads, BLOCKS_PER_SM)
 wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
            int k_tiles_per_split, bool atomic) {
   constexpr int BM = wgmma_block_m(WG), BN = Tile::N, BK = Tile::DEPTH, S = Tile::STAGES, KS = BK / kWgmmaK;
   constexpr int THREADS = WG * kWarpgroupThreads, PLANE = Tile::PLANE_FLOATS;
+  constexpr bool STEP5 = Arith == Precision::tf32x3;
+  static_assert(STEP5 || Arith == Precision::tf32_bf16, "steps 5 and 6");
   static_assert(WG == 1 || WG == 2, "64 or 128 filters per block");
   static_assert(S >= 2, "a raw slice lands while the one before is split");
   static_assert((BM + kPad) % 32 == 8, "A fragment loads on 32 banks, as step 2's");
@@ -117,8 +178,16 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
       return A[k][m];
     }
   };
-  // The big (part 0) or small (part 1) planes of buffer `buf`: its KS k8-steps, one after the other.
+  // The big (part 0) or small (part 1; step 6: the BF16 pairs) planes of buffer `buf`: its KS
+  // k8-steps, one after the other.
   const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * KS * PLANE; };
+  const auto split_planes = [&](const BTile& B, int buf) {
+    if constexpr (STEP5) {
+      split_into_planes<Tile, THREADS>(B, plane(buf, 0), plane(buf, 1));
+    } else {
+      split_into_planes_mixed<Tile, THREADS>(B, plane(buf, 0), plane(buf, 1));
+    }
+  };
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int gid = lane / 4, tig = lane % 4;
@@ -141,25 +210,41 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   }
   tiles::copy_async_wait<S - 1>();
   __syncthreads();
-  split_into_planes<Tile, THREADS>(Bs[0], plane(0, 0), plane(0, 1));
+  split_planes(Bs[0], 0);
   fence_proxy_async_shared();
   __syncthreads();
 
   int stage = 0, buf = 0;
   for (int kt = kt_begin; kt < kt_end; ++kt) {
-    unsigned a_big[KS][4], a_small[KS][4];  // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4]
+    // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4], split; step 6's
+    // a_small: the BF16 pairs {w_big(row, t), w_big(row, t + 4)}, the same of row + 8, then of w_small
+    unsigned a_big[KS][4], a_small[KS][4];
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
       const int k = ks * kWgmmaK + tig;
-      split_tf32(a_at(As[stage], k, row), a_big[ks][0], a_small[ks][0]);
-      split_tf32(a_at(As[stage], k, row + 8), a_big[ks][1], a_small[ks][1]);
-      split_tf32(a_at(As[stage], k + 4, row), a_big[ks][2], a_small[ks][2]);
-      split_tf32(a_at(As[stage], k + 4, row + 8), a_big[ks][3], a_small[ks][3]);
+      const float w[4] = {a_at(As[stage], k, row), a_at(As[stage], k, row + 8), a_at(As[stage], k + 4, row),
+                          a_at(As[stage], k + 4, row + 8)};
+      if constexpr (STEP5) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) split_tf32(w[e], a_big[ks][e], a_small[ks][e]);
+      } else {
+        float w_small[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a_big[ks][e] = to_tf32(w[e]), w_small[e] = w[e] - tf32_value(a_big[ks][e]);
+        a_small[ks][0] = pack_bf16x2(tf32_value(a_big[ks][0]), tf32_value(a_big[ks][2]));
+        a_small[ks][1] = pack_bf16x2(tf32_value(a_big[ks][1]), tf32_value(a_big[ks][3]));
+        a_small[ks][2] = pack_bf16x2(w_small[0], w_small[2]);
+        a_small[ks][3] = pack_bf16x2(w_small[1], w_small[3]);
+      }
     }
     wgmma_fence();  // the A registers (and, before the first, acc's zeros) before the wgmmas
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
-      wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      if constexpr (STEP5) {
+        wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      } else {
+        wgmma_step_tf32_bf16<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      }
     }
     wgmma_commit_group();
 
@@ -168,7 +253,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
     tiles::copy_async_wait<S - 2>();  // slice kt + 1 has landed for this thread ...
     __syncthreads();                  // ... and for all; all have read slice kt's As
     const int next_stage = stage == S - 1 ? 0 : stage + 1;
-    if (kt + 1 < kt_end) split_into_planes<Tile, THREADS>(Bs[next_stage], plane(buf ^ 1, 0), plane(buf ^ 1, 1));
+    if (kt + 1 < kt_end) split_planes(Bs[next_stage], buf ^ 1);
     fence_proxy_async_shared();  // before the copies below: no fresh copy in flight to order
     if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
     tiles::copy_async_commit();

@@ -1,6 +1,7 @@
 /// @file wgmma_gemm.cuh
-/// @brief Lab 08, step 5 (reference): step 2's 3xTF32 implicit GEMM on Hopper's warpgroup MMA.
-///        Same file as labs/08-tensor-cores/wgmma_gemm.cuh, with the step written.
+/// @brief Lab 08, steps 5 and 6 (reference): step 2's 3xTF32 implicit GEMM on Hopper's warpgroup
+///        MMA, then with step 4's arithmetic (the small products in one BF16 wgmma). Same file as
+///        labs/08-tensor-cores/wgmma_gemm.cuh, with the steps written.
 ///
 /// Idea:      step 2 is issue-bound: every warp loads and splits its fragments of A and B itself,
 ///            one float at a time, for 2 × 4 mma.sync of 16 × 8 × 8 per product and k8-step.
@@ -23,12 +24,16 @@
 ///            step 5 where that keeps the FP32 rule (lab08::wgmma_chain_fits, docs/design.md,
 ///            Tolerance), step 2's kernel elsewhere. With whole groups of DEPTH channels the slices
 ///            are gathered channel group × tap (tiles::GroupTapLoader), from weights the launcher
-///            put in that order once per call.
-/// Achieves:  NVIDIA H200, 2026-11-30, conv_layer_bench (median of 20 runs, ms; step 2 beside):
-///            B32 C64→64 56×56 K3 0.124–0.125 (0.199), B32 C256→256 14×14 K3 0.118 (0.205–0.207,
-///            narrow tile), B8 C128→128 128×128 K3 0.460–0.464 (0.965–0.972); B16 C3→64 224×224
-///            K7 S2 0.109 (0.137, with one warpgroup, three blocks an SM and, C = 3, the
-///            slice-by-slice gather). Every output within 0.06 of the FP32 rule's allowance
+///            put in that order once per call. Step 6, over step 5: step 4's arithmetic, the two
+///            small products in one BF16 wgmma of depth 16 (wgmma_bf16.cuh), two wgmmas a k8-step
+///            instead of three and a third less of B read from shared memory; its products cost
+///            132 units of the error budget where step 5's cost 20 (lab08::wgmma_mixed_chain_fits).
+/// Achieves:  NVIDIA H200, 2026-11-30, conv_layer_bench (median of 20 runs, ms; step 5, step 6,
+///            step 2): B32 C64→64 56×56 K3 0.124–0.125, 0.121–0.122 (0.199); B32 C256→256 14×14
+///            K3 0.117–0.119, 0.113 (0.206–0.207, narrow tile); B8 C128→128 128×128 K3
+///            0.462–0.466, 0.437–0.441 (0.966–0.973); B16 C3→64 224×224 K7 S2 0.109 (0.137, with
+///            one warpgroup, three blocks an SM and, C = 3, the slice-by-slice gather; step 6 runs
+///            step 5 there). Every output within 0.06 of the FP32 rule's allowance
 ///            (results/bench/nvidia-h200/lab08.md).
 ///
 /// Block of W warpgroups (W = wgmma_warpgroups(M): 2 when the layer has more than 64 filters) and
@@ -49,7 +54,9 @@
 #include "convlab/ceil_div.hpp"
 #include "convlab/lab08_config.hpp"
 #include "layer_tiles.cuh"
+#include "mma_bf16.cuh"          // pack_bf16x2, step 4's
 #include "tensor_core_gemm.cuh"  // split_tf32, step 2's
+#include "wgmma_bf16.cuh"
 #include "wgmma_tf32.cuh"
 
 namespace convlab::lab08 {
@@ -96,15 +103,80 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[Tile::ACCUMULATOR
 }
 // ==== END STEP 5 ====
 
-/// The kernel of step 5 (given). Per slice kt, in this order:
+// ==== BEGIN STEP 6: step 4's small products on wgmma ====
+// true once split_into_planes_mixed and wgmma_step_tf32_bf16 are written
+inline constexpr bool kStep6Written = true;
+
+// Step 4's arithmetic on step 5's kernel: per k8-step the big product w_big·x_big in TF32 (one
+// wgmma_tf32) and both small products in one BF16 wgmma of depth 16 (wgmma_bf16.cuh):
+// A = [w_big | w_small], B = [x_small ; x_big]. Its k order is step 4's, chosen so that a thread's
+// BF16 A is its own TF32 fragment packed: column t of the k8-step at k = 2t, column t + 4 at
+// 2t + 1 (the given kernel packs A: a0 = {w_big(g, t), w_big(g, t + 4)}, a1 the same of row g + 8,
+// a2 and a3 the same of w_small). Two wgmmas a k8-step where step 5 issues three, and a third less
+// of B to read from shared memory.
+
+/// Step 6, the split: the raw slice Bs[k][n] into, per k8-step, a TF32 plane of x_big (as step 5's
+/// `big`: wgmma_tf32.cuh's layout) and a BF16 plane of [x_small ; x_big] (wgmma_bf16.cuh's layout,
+/// the same bytes as a TF32 plane) in step 6's k order: k = 2j and 2j + 1 hold columns j and j + 4
+/// of the k8-step (j = 0..3) of x_small, k = 8 + 2j and 9 + 2j the same of x_big, where x_big =
+/// tf32(x) and x_small = x − x_big, each rounded to BF16. `big` and `pairs` each point at a
+/// buffer's DEPTH/8 planes, Tile::PLANE_FLOATS apart. A thread takes one column's 8 k of one
+/// k8-step per pass: two 16-byte stores per plane, and a quarter of a warp fills a core matrix's
+/// 128 contiguous bytes, as in step 5.
+template <typename Tile, int THREADS, int B_LD>
+__device__ __forceinline__ void split_into_planes_mixed(const float (&Bs)[Tile::DEPTH][B_LD], float* big,
+                                                        float* pairs) {
+  constexpr int N = Tile::N, kItems = Tile::DEPTH / kWgmmaK * N;  // (a column's 8 k of one k8-step) per slice
+  static_assert(kItems % THREADS == 0, "every thread takes as many items");
+#pragma unroll
+  for (int i = 0; i < kItems / THREADS; ++i) {
+    const int item = static_cast<int>(threadIdx.x) + i * THREADS;
+    const int n = item % N, ks = item / N;  // column n, k = 8·ks .. 8·ks + 7
+    unsigned b[kWgmmaK];
+    float x_small[kWgmmaK];
+#pragma unroll
+    for (int j = 0; j < kWgmmaK; ++j) {
+      const float x = Bs[kWgmmaK * ks + j][n];
+      b[j] = to_tf32(x);
+      x_small[j] = x - tf32_value(b[j]);
+    }
+    // core matrix (0, n / 8) of plane ks, its row n % 8; core matrix (1, n / 8) 128 bytes on
+    const int at = ks * Tile::PLANE_FLOATS + (n / 8) * 64 + (n % 8) * 4;
+    *reinterpret_cast<uint4*>(big + at) = make_uint4(b[0], b[1], b[2], b[3]);
+    *reinterpret_cast<uint4*>(big + at + 32) = make_uint4(b[4], b[5], b[6], b[7]);
+    *reinterpret_cast<uint4*>(pairs + at) =
+        make_uint4(pack_bf16x2(x_small[0], x_small[4]), pack_bf16x2(x_small[1], x_small[5]),
+                   pack_bf16x2(x_small[2], x_small[6]), pack_bf16x2(x_small[3], x_small[7]));
+    *reinterpret_cast<uint4*>(pairs + at + 32) =
+        make_uint4(pack_bf16x2(tf32_value(b[0]), tf32_value(b[4])), pack_bf16x2(tf32_value(b[1]), tf32_value(b[5])),
+                   pack_bf16x2(tf32_value(b[2]), tf32_value(b[6])), pack_bf16x2(tf32_value(b[3]), tf32_value(b[7])));
+  }
+}
+
+/// Step 6, the products: one k8-step of the warpgroup's 64 × Tile::N tile, added to `acc`: the two
+/// small products in one BF16 wgmma (a_pairs, this thread's A = [w_big | w_small] packed by the
+/// kernel, with the `pairs` plane), then the big one in TF32 (a_big with the `big` plane), both
+/// chained into acc as step 5's.
+template <typename Tile>
+__device__ __forceinline__ void wgmma_step_tf32_bf16(float (&acc)[Tile::ACCUMULATORS], const unsigned (&a_big)[4],
+                                                     const unsigned (&a_pairs)[4], const float* big,
+                                                     const float* pairs) {
+  wgmma_bf16<Tile::N>(acc, a_pairs, wgmma_descriptor(pairs));
+  wgmma_tf32<Tile::N>(acc, a_big, wgmma_descriptor(big), true);
+}
+// ==== END STEP 6 ====
+
+/// The kernel of steps 5 and 6 (given), Arith = tf32x3 (step 5) or tf32_bf16 (step 6). Per slice
+/// kt, in this order:
 ///
 ///   1. each thread splits its A fragments of slice kt (its DEPTH/8 k8-steps) from the raw As, as
-///      step 2;
-///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3) on the planes of buffer `buf`,
-///      commit: the tensor cores run them while the threads go on;
+///      step 2 (step 6: the big parts in TF32, and [w_big | w_small] packed in BF16 pairs);
+///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3; step 6: two, wgmma_step_tf32_bf16)
+///      on the planes of buffer `buf`, commit: the tensor cores run them while the threads go on;
 ///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
-///      (split_into_planes), fence.proxy.async (the wgmmas read the planes through the async
-///      proxy); then reuse slice kt's raw stage for slice kt + STAGES (cp.async);
+///      (split_into_planes; step 6: split_into_planes_mixed), fence.proxy.async (the wgmmas read
+///      the planes through the async proxy); then reuse slice kt's raw stage for slice kt + STAGES
+///      (cp.async);
 ///   4. wait for the wgmmas (they add into `acc` itself: the whole reduction a block sums is
 ///      chained on the tensor cores), barrier (the other buffer's planes are complete; this
 ///      buffer's are free).
@@ -114,12 +186,14 @@ __device__ __forceinline__ void wgmma_step_tf32x3(float (&acc)[Tile::ACCUMULATOR
 /// tiles::GroupTapLoader (C % DEPTH == 0; Wt is then W in its order, tiles::order_weights_group_tap,
 /// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
 /// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_plan).
-template <typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
+template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 __global__ void __launch_bounds__(WG * kWarpgroupThreads, BLOCKS_PER_SM)
 wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
            int k_tiles_per_split, bool atomic) {
   constexpr int BM = wgmma_block_m(WG), BN = Tile::N, BK = Tile::DEPTH, S = Tile::STAGES, KS = BK / kWgmmaK;
   constexpr int THREADS = WG * kWarpgroupThreads, PLANE = Tile::PLANE_FLOATS;
+  constexpr bool STEP5 = Arith == Precision::tf32x3;
+  static_assert(STEP5 || Arith == Precision::tf32_bf16, "steps 5 and 6");
   static_assert(WG == 1 || WG == 2, "64 or 128 filters per block");
   static_assert(S >= 2, "a raw slice lands while the one before is split");
   static_assert((BM + kPad) % 32 == 8, "A fragment loads on 32 banks, as step 2's");
@@ -142,8 +216,16 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
       return A[k][m];
     }
   };
-  // The big (part 0) or small (part 1) planes of buffer `buf`: its KS k8-steps, one after the other.
+  // The big (part 0) or small (part 1; step 6: the BF16 pairs) planes of buffer `buf`: its KS
+  // k8-steps, one after the other.
   const auto plane = [planes](int buf, int part) { return planes + (2 * buf + part) * KS * PLANE; };
+  const auto split_planes = [&](const BTile& B, int buf) {
+    if constexpr (STEP5) {
+      split_into_planes<Tile, THREADS>(B, plane(buf, 0), plane(buf, 1));
+    } else {
+      split_into_planes_mixed<Tile, THREADS>(B, plane(buf, 0), plane(buf, 1));
+    }
+  };
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int gid = lane / 4, tig = lane % 4;
@@ -166,25 +248,41 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   }
   tiles::copy_async_wait<S - 1>();
   __syncthreads();
-  split_into_planes<Tile, THREADS>(Bs[0], plane(0, 0), plane(0, 1));
+  split_planes(Bs[0], 0);
   fence_proxy_async_shared();
   __syncthreads();
 
   int stage = 0, buf = 0;
   for (int kt = kt_begin; kt < kt_end; ++kt) {
-    unsigned a_big[KS][4], a_small[KS][4];  // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4]
+    // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4], split; step 6's
+    // a_small: the BF16 pairs {w_big(row, t), w_big(row, t + 4)}, the same of row + 8, then of w_small
+    unsigned a_big[KS][4], a_small[KS][4];
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
       const int k = ks * kWgmmaK + tig;
-      split_tf32(a_at(As[stage], k, row), a_big[ks][0], a_small[ks][0]);
-      split_tf32(a_at(As[stage], k, row + 8), a_big[ks][1], a_small[ks][1]);
-      split_tf32(a_at(As[stage], k + 4, row), a_big[ks][2], a_small[ks][2]);
-      split_tf32(a_at(As[stage], k + 4, row + 8), a_big[ks][3], a_small[ks][3]);
+      const float w[4] = {a_at(As[stage], k, row), a_at(As[stage], k, row + 8), a_at(As[stage], k + 4, row),
+                          a_at(As[stage], k + 4, row + 8)};
+      if constexpr (STEP5) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) split_tf32(w[e], a_big[ks][e], a_small[ks][e]);
+      } else {
+        float w_small[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a_big[ks][e] = to_tf32(w[e]), w_small[e] = w[e] - tf32_value(a_big[ks][e]);
+        a_small[ks][0] = pack_bf16x2(tf32_value(a_big[ks][0]), tf32_value(a_big[ks][2]));
+        a_small[ks][1] = pack_bf16x2(tf32_value(a_big[ks][1]), tf32_value(a_big[ks][3]));
+        a_small[ks][2] = pack_bf16x2(w_small[0], w_small[2]);
+        a_small[ks][3] = pack_bf16x2(w_small[1], w_small[3]);
+      }
     }
     wgmma_fence();  // the A registers (and, before the first, acc's zeros) before the wgmmas
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
-      wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      if constexpr (STEP5) {
+        wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      } else {
+        wgmma_step_tf32_bf16<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+      }
     }
     wgmma_commit_group();
 
@@ -193,7 +291,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
     tiles::copy_async_wait<S - 2>();  // slice kt + 1 has landed for this thread ...
     __syncthreads();                  // ... and for all; all have read slice kt's As
     const int next_stage = stage == S - 1 ? 0 : stage + 1;
-    if (kt + 1 < kt_end) split_into_planes<Tile, THREADS>(Bs[next_stage], plane(buf ^ 1, 0), plane(buf ^ 1, 1));
+    if (kt + 1 < kt_end) split_planes(Bs[next_stage], buf ^ 1);
     fence_proxy_async_shared();  // before the copies below: no fresh copy in flight to order
     if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
     tiles::copy_async_commit();

@@ -193,16 +193,16 @@ __global__ void wgmma_compiled_probe(int* compiled) {
 }
 }  // namespace detail
 
-/// Host: step 5 runs on a GPU of compute capability 9.0 (lab08::wgmma_refusal says why not
+/// Host: steps 5 and 6 run on a GPU of compute capability 9.0 (lab08::wgmma_refusal says why not
 /// elsewhere), from code compiled for sm_90a, which the build gives lab 08's targets when 90 is
-/// among its CUDA architectures (cmake/ConvlabCudaArchitectures.cmake); throws, naming what is
-/// missing, rather than letting the kernel trap.
-inline void require_wgmma() {
+/// among its CUDA architectures (cmake/ConvlabCudaArchitectures.cmake); throws, naming `step` and
+/// what is missing, rather than letting the kernel trap.
+inline void require_wgmma(const std::string& step = "lab08 step 5 (tf32x3_wgmma)") {
   int device = 0, major = 0, minor = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (const std::string why = wgmma_refusal(major, minor); !why.empty()) throw std::runtime_error(why);
+  if (const std::string why = wgmma_refusal(major, minor, step); !why.empty()) throw std::runtime_error(why);
   static const bool compiled = [] {  // once per process: which code the runtime loaded does not change
     int* flag = nullptr;
     int host = 0;
@@ -215,7 +215,7 @@ inline void require_wgmma() {
   }();
   if (!compiled) {
     throw std::runtime_error(
-        "lab08 step 5 (tf32x3_wgmma): this program has no sm_90a code, and wgmma exists in no other; rebuild "
+        step + ": this program has no sm_90a code, and wgmma exists in no other; rebuild "
         "with 90 among its CUDA architectures (the gpu preset on this machine, CONVLAB_CUDA_ARCH=90 or "
         "-DCMAKE_CUDA_ARCHITECTURES=90): lab 08's targets then get sm_90a code");
   }

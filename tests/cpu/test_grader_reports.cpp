@@ -194,7 +194,7 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   l08.prediction = predict_lab("08", ctx);
   REQUIRE(l08.prediction->unavailable.empty());
   CHECK(l08.prediction->case_id.empty());  // two cases: the config names both
-  REQUIRE(l08.prediction->variants.size() == 5);
+  REQUIRE(l08.prediction->variants.size() == 6);
   const convlab::analysis::BandedAnalysis band = convlab::analysis::analyze_lab08_banded(2048, 2048, 13);
   const convlab::analysis::TensorCoreAnalysis layer = convlab::analysis::analyze_lab08(ctx.layer, 132);
   CHECK(l08.prediction->for_variant("tf32")->mmas == layer.step("tf32").mmas);
@@ -205,6 +205,10 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   CHECK(wg->wgmma);
   CHECK(wg->mmas == layer.step("tf32x3_wgmma").mmas);
   CHECK(wg->mmas == 4 * layer.step("tf32x3_wgmma").instructions);
+  const VariantPrediction* mixed = l08.prediction->for_variant("tf32_bf16_wgmma");
+  REQUIRE(mixed != nullptr);
+  CHECK(mixed->wgmma);
+  CHECK(mixed->mmas == layer.step("tf32_bf16_wgmma").mmas);
   CHECK(l08.prediction->for_variant("banded_tf32x3")->mmas == band.mmas);
   CHECK(l08.prediction->for_variant("banded_tf32_bf16")->mmas == band.mixed_mmas);
   CHECK(band.mixed_mmas * 3 == band.mmas * 2);

@@ -1,7 +1,8 @@
 // Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2,
-// banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh step 5, with the same titles in both folders, and
-// each is the same code outside them; the given files (layer_tiles.cuh, mma_tf32.cuh, mma_bf16.cuh,
-// ldmatrix.cuh, wgmma_tf32.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
+// banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh steps 5 and 6, with the same titles in both
+// folders, and each is the same code outside them; the given files (layer_tiles.cuh, mma_tf32.cuh,
+// mma_bf16.cuh, ldmatrix.cuh, wgmma_tf32.cuh, wgmma_bf16.cuh, the launchers tensor_cores.cu and
+// banded_conv2d.cu) are the solution's code; the
 // stub marks every step unwritten and the solution none. The GPU test
 // (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
 #include <catch2/catch.hpp>
@@ -26,7 +27,7 @@ std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMax
 
 }  // namespace
 
-TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 5 with the same titles", "[lab08][skeleton]") {
+TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 6 with the same titles", "[lab08][skeleton]") {
   const auto stub = find_steps(read(kLab / "tensor_core_gemm.cuh"), "stub");
   const auto solution = find_steps(read(kSolution / "tensor_core_gemm.cuh"), "solution");
   REQUIRE(stub.size() == 2);
@@ -45,10 +46,12 @@ TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 5 with the 
   CHECK(solution3.at("4").title == stub3.at("4").title);
   const auto stub5 = find_steps(read(kLab / "wgmma_gemm.cuh"), "stub");
   const auto solution5 = find_steps(read(kSolution / "wgmma_gemm.cuh"), "solution");
-  REQUIRE(stub5.size() == 1);
-  REQUIRE(solution5.size() == 1);
+  REQUIRE(stub5.size() == 2);
+  REQUIRE(solution5.size() == 2);
   CHECK(stub5.at("5").title == "3xTF32 on wgmma");
+  CHECK(stub5.at("6").title == "step 4's small products on wgmma");
   CHECK(solution5.at("5").title == stub5.at("5").title);
+  CHECK(solution5.at("6").title == stub5.at("6").title);
 }
 
 TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's code, and so is every given file",
@@ -61,8 +64,8 @@ TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's c
     CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
   }
   for (const char* given :
-       {"layer_tiles.cuh", "mma_tf32.cuh", "mma_bf16.cuh", "ldmatrix.cuh", "wgmma_tf32.cuh", "tensor_cores.cu",
-        "banded_conv2d.cu"}) {
+       {"layer_tiles.cuh", "mma_tf32.cuh", "mma_bf16.cuh", "ldmatrix.cuh", "wgmma_tf32.cuh", "wgmma_bf16.cuh",
+        "tensor_cores.cu", "banded_conv2d.cu"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
   }
@@ -73,8 +76,8 @@ TEST_CASE("lab08 skeleton: every step of the stub is marked unwritten, none of t
   CHECK(written_flags(read(kSolution / "tensor_core_gemm.cuh")) == std::map<std::string, bool>{{"1", true}, {"2", true}});
   CHECK(written_flags(read(kLab / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", false}, {"4", false}});
   CHECK(written_flags(read(kSolution / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", true}, {"4", true}});
-  CHECK(written_flags(read(kLab / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", false}});
-  CHECK(written_flags(read(kSolution / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", true}});
+  CHECK(written_flags(read(kLab / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", false}, {"6", false}});
+  CHECK(written_flags(read(kSolution / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", true}, {"6", true}});
 }
 
 TEST_CASE("lab08 skeleton: the lab folder and the solution hold the same source files", "[lab08][skeleton]") {

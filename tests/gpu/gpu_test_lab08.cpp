@@ -68,10 +68,11 @@ int compute_capability() {
   return 10 * major + minor;
 }
 
-/// True on the GPU step 5 (Hopper's wgmma) runs on.
+/// True on the GPU steps 5 and 6 (Hopper's wgmma) run on.
 bool wgmma_here() { return kLab08.variant("tf32x3_wgmma")->compute_capability == compute_capability(); }
 
-/// The steps that solve conv layers and run on this GPU: tf32, tf32x3, and tf32x3_wgmma on Hopper.
+/// The steps that solve conv layers and run on this GPU: tf32, tf32x3, and tf32x3_wgmma and
+/// tf32_bf16_wgmma on Hopper.
 int layer_variants_here() {
   int n = 0;
   for (int i = 0; i < kLab08.variant_count; ++i) {
@@ -81,13 +82,13 @@ int layer_variants_here() {
   return n;
 }
 
-/// Every conv-layer result of `r` passed; off Hopper, step 5's are SKIPs that say which GPU it needs.
+/// Every conv-layer result of `r` passed; off Hopper, steps 5 and 6's are SKIPs that say which GPU they need.
 void expect_layers_pass(const testing::LabRun& r, int cases) {
   testing::expect_all_pass(r, layer_variants_here() * cases, !wgmma_here());
   for (const json& res : r.report.at("results")) {
     if (res.at("status") != "SKIP") continue;
     INFO(res.dump());
-    CHECK(res.at("variant") == "tf32x3_wgmma");
+    CHECK((res.at("variant") == "tf32x3_wgmma" || res.at("variant") == "tf32_bf16_wgmma"));
     CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("needs a GPU of compute capability 9.0"));
   }
 }
@@ -156,8 +157,8 @@ json grade_lab08(const fs::path& root) {
 
 }  // namespace
 
-TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, steps 1, 2 "
-          "and 5 (5 on compute capability 9.0, skipped by name elsewhere)",
+TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, steps 1, 2, "
+          "5 and 6 (5 and 6 on compute capability 9.0, skipped by name elsewhere)",
           "[gpu][lab08]") {
   const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv_layer", {"--no-time"});
   expect_layers_pass(pub, static_cast<int>(find_cases(kDatasets / "conv_layer").size()));
@@ -208,7 +209,7 @@ TEST_CASE("gpu: solution08 steps 3 and 4 pass every public conv2d case of the K 
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
-TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2 and 5 (3xTF32) keep it",
+TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2, 5 (3xTF32) and 6 keep it",
           "[gpu][lab08]") {
   // The FP32 rule's allowance n·2^-24·S is a worst case that grows with n, while rounding errors
   // of random sign grow about as √n: 1xTF32 breaks it at n in the tens and hundreds and may fit
@@ -246,35 +247,50 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2 and 5 
       INFO("step 5, FP32 rule: " << wg_fp32.summary() << "\n" << wg_fp32.details());
       CHECK(wg_fp32.ok());
       CHECK(wg_fp32.worst_error_ratio < 0.5);
+      // step 6: step 4's products on step 5's kernel (or step 5 where its budget breaks the rule)
+      const Tensor<float> mixed = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32_bf16_wgmma);
+      const CompareResult mixed_fp32 = compare_outputs(mixed, *c.expected, abs_sum, n, Tolerance::fp32());
+      INFO("step 6, FP32 rule: " << mixed_fp32.summary() << "\n" << mixed_fp32.details());
+      CHECK(mixed_fp32.ok());
+      CHECK(mixed_fp32.worst_error_ratio < 0.5);
     }
   }
 }
 
-TEST_CASE("gpu: lab 08 step 5 carries a NaN in X to every output that reads it, through either gather, or refuses a "
-          "GPU other than compute capability 9.0 by name",
+TEST_CASE("gpu: lab 08 steps 5 and 6 carry a NaN in X to every output that reads it, through either gather, or "
+          "refuse a GPU other than compute capability 9.0 by name",
           "[gpu][lab08][wgmma]") {
   if (!wgmma_here()) {
     // Off Hopper the launcher refuses before it launches anything, saying what it needs and what it found.
     const ConvLayerCase c = generate_case(layer(1, 16, 64, 8, 8, 3, 1, 1, 1, 30, "any layer"));
     const int cc = compute_capability();
-    try {
-      (void)testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
-      FAIL("step 5 ran on compute capability " << cc / 10 << "." << cc % 10);
-    } catch (const std::runtime_error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("compute capability 9.0") &&
-                               Catch::Contains(fmt::format("this GPU is {}.{}", cc / 10, cc % 10)));
+    for (const auto& [step, launch] : {std::pair{"step 5", lab08::conv_layer_tf32x3_wgmma},
+                                       std::pair{"step 6", lab08::conv_layer_tf32_bf16_wgmma}}) {
+      try {
+        (void)testing::run_conv_layer_on_device(c, launch);
+        FAIL(step << " ran on compute capability " << cc / 10 << "." << cc % 10);
+      } catch (const std::runtime_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains(std::string("lab08 ") + step) &&
+                                 Catch::Contains("compute capability 9.0") &&
+                                 Catch::Contains(fmt::format("this GPU is {}.{}", cc / 10, cc % 10)));
+      }
     }
     return;
   }
   // X[0][0][0][0] a NaN whose integer rounding to TF32 carries into a zero (the big part): only
   // the small part carries it on. With padding 1 every filter's output (0, 0) of image 0 reads it.
-  for (const ConvLayerSpec& spec : {layer(2, 32, 96, 12, 12, 3, 1, 1, 1, 31, "group-tap gather, two warpgroups"),
-                                    layer(2, 3, 64, 20, 20, 7, 2, 3, 1, 32, "slice gather, one warpgroup")}) {
-    INFO(spec.name << " (" << spec.description << ")");
+  // Step 6 runs its own arithmetic on the first layer (C·K·K = 288) and step 5's on the second (147).
+  for (const auto& [spec, step6] :
+       {std::pair{layer(2, 32, 96, 12, 12, 3, 1, 1, 1, 31, "group-tap gather, two warpgroups"), false},
+        std::pair{layer(2, 3, 64, 20, 20, 7, 2, 3, 1, 32, "slice gather, one warpgroup"), false},
+        std::pair{layer(2, 32, 96, 12, 12, 3, 1, 1, 1, 31, "group-tap gather, two warpgroups"), true},
+        std::pair{layer(2, 3, 64, 20, 20, 7, 2, 3, 1, 32, "slice gather, one warpgroup"), true}}) {
+    INFO((step6 ? "step 6, " : "step 5, ") << spec.name << " (" << spec.description << ")");
     ConvLayerCase c = generate_case(spec);
     const std::uint32_t nan_bits = 0x7fffffffu;
     std::memcpy(c.x.data(), &nan_bits, sizeof nan_bits);
-    const Tensor<float> y = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32x3_wgmma);
+    const Tensor<float> y = testing::run_conv_layer_on_device(
+        c, step6 ? lab08::conv_layer_tf32_bf16_wgmma : lab08::conv_layer_tf32x3_wgmma);
     const ConvLayerShape& s = c.info.layer;
     const std::size_t plane = static_cast<std::size_t>(s.out_height()) * s.out_width();
     for (int m = 0; m < s.filters; ++m) {
@@ -298,23 +314,25 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
       {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_rows_tf32x3"},
       {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_rows_tf32_bf16"},
-      {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"}};
+      {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"},
+      {"tf32_bf16_wgmma",
+       "lab08 step 6 (small products in BF16 on wgmma): write split_into_planes_mixed and wgmma_step_tf32_bf16"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {
     INFO(res.dump());
-    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take; step 5 off Hopper
+    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take; steps 5 and 6 off Hopper
     CHECK(res.at("status") == "FAIL");
     const std::string variant = res.at("variant");
     REQUIRE(step_of.count(variant));
     CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("not implemented (" + step_of.at(variant)));
     failed.insert(variant);
   }
-  CHECK(failed.size() == step_of.size() - (wgmma_here() ? 0 : 1));
+  CHECK(failed.size() == step_of.size() - (wgmma_here() ? 0 : 2));
 }
 
-TEST_CASE("gpu: lab 08 from the stubs with its five steps spliced in gets full marks from grader grade, speed included "
-          "(step 5 on compute capability 9.0, elsewhere a note and no runs)",
+TEST_CASE("gpu: lab 08 from the stubs with its six steps spliced in gets full marks from grader grade, speed included "
+          "(steps 5 and 6 on compute capability 9.0, elsewhere a note and no runs)",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
@@ -337,9 +355,10 @@ TEST_CASE("gpu: lab 08 from the stubs with its five steps spliced in gets full m
   }
   std::set<std::string> steps{"tf32", "tf32x3", "banded_tf32x3", "banded_tf32_bf16"};
   if (wgmma_here()) {
-    steps.insert("tf32x3_wgmma");
+    steps.insert({"tf32x3_wgmma", "tf32_bf16_wgmma"});
   } else {
     CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32x3_wgmma runs on GPUs of compute capability 9.0 only"));
+    CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32_bf16_wgmma runs on GPUs of compute capability 9.0 only"));
   }
   CHECK(timed == steps);
   CHECK(lab.at("performance").at("cases").size() == 2);

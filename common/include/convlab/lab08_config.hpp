@@ -338,7 +338,25 @@ CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits, 
   return wgmma_chain_error_units(kdim, splits, depth) <= kdim;
 }
 
-/// How step 5 runs a layer: one source for the launcher and the analysis model.
+/// Step 6's error bound, in units of 2^-24·S (docs/design.md, Tolerance): step 5's chain with step
+/// 4's products. 132 a product (its two small products in BF16, and the dropped small·small, as
+/// step 4's), 2 for each of the 2 truncating wgmma additions of every k8-step a block sums (8 a
+/// 16-deep slice), and 1 for each part's float32 atomic addition into Y.
+CONVLAB_HOST_DEVICE constexpr long long wgmma_mixed_chain_error_units(long long kdim, int splits,
+                                                                      int depth = WgmmaWide::DEPTH) {
+  const long long slices = (kdim + depth - 1) / depth;
+  const long long per_block = (slices + splits - 1) / splits;  // as launch_split_k divides them
+  const long long parts = (slices + per_block - 1) / per_block;
+  return 132 + 4 * (depth / kWgmmaK) * per_block + parts;
+}
+/// Whether step 6's chained sums keep the FP32 rule: in one part of 16-deep slices from n = 269
+/// (17 slices: 132 + 136 + 1 = 269), not at 268; B32 C256→256 14×14, n = 2304 in 2 parts of 36
+/// slices 32 deep: 132 + 576 + 2 = 710 units; B16 C3→64 224×224 K7, n = 147: 213, over the rule.
+CONVLAB_HOST_DEVICE constexpr bool wgmma_mixed_chain_fits(long long kdim, int splits, int depth = WgmmaWide::DEPTH) {
+  return wgmma_mixed_chain_error_units(kdim, splits, depth) <= kdim;
+}
+
+/// How steps 5 and 6 run a layer: one source for the launchers and the analysis model.
 struct WgmmaPlan {
   bool narrow;        ///< WgmmaNarrow's tile, else WgmmaWide's
   int n;              ///< the tile's columns (Tile::N)
@@ -347,9 +365,10 @@ struct WgmmaPlan {
   int blocks_per_sm;  ///< the occupancy the kernel is compiled for
   int splits;         ///< parts of each output's reduction (split-K, atomic adds into a zeroed Y)
   bool group_tap;     ///< the gather of wgmma_group_tap
-  bool chain_fits;    ///< wgmma_chain_fits: else the launcher runs step 2's kernel
+  bool chain_fits;    ///< wgmma_chain_fits: else step 5's launcher runs step 2's kernel
+  bool mixed_fits;    ///< wgmma_mixed_chain_fits (and chain_fits): else step 6's launcher runs step 5's
 };
-/// Step 5's plan for layer `s` on `sms` SMs.
+/// Step 5's plan for layer `s` on `sms` SMs, and step 6's (the same tiles and splits).
 ///   - The wide tile, with wgmma_blocks_per_sm, split as split_k splits (least_busy_split, the
 ///     work counted per slot), unless:
 ///   - two-warpgroup tiles too few for 2 blocks an SM (< 2·sms) on whole groups of 32 channels:
@@ -379,6 +398,7 @@ inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
   p.group_tap = wgmma_group_tap(s.channels, p.depth);
   const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
   p.chain_fits = wgmma_chain_fits(kdim, p.splits, p.depth);
+  p.mixed_fits = p.chain_fits && wgmma_mixed_chain_fits(kdim, p.splits, p.depth);
   return p;
 }
 
@@ -386,13 +406,12 @@ inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
 inline constexpr int kWgmmaComputeCapability = 90;
 
 /// `wgmma` exists on compute capability 9.0 only (H100, H200), and only in code compiled for
-/// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why step 5 cannot
-/// run on a GPU of compute capability major.minor, or "" when it can.
-inline std::string wgmma_refusal(int major, int minor) {
+/// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why `step` (5 or 6,
+/// as the runner names it) cannot run on a GPU of compute capability major.minor, or "" when it can.
+inline std::string wgmma_refusal(int major, int minor, const std::string& step = "lab08 step 5 (tf32x3_wgmma)") {
   if (10 * major + minor == kWgmmaComputeCapability) return "";
-  return "lab08 step 5 (tf32x3_wgmma) needs Hopper's wgmma: a GPU of compute capability 9.0 (H100, H200) and "
-         "code built for sm_90a; this GPU is " +
-         std::to_string(major) + "." + std::to_string(minor);
+  return step + " needs Hopper's wgmma: a GPU of compute capability 9.0 (H100, H200) and code built for sm_90a; "
+         "this GPU is " + std::to_string(major) + "." + std::to_string(minor);
 }
 
 }  // namespace convlab::lab08

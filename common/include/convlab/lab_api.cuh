@@ -98,6 +98,8 @@ void conv2d_banded_tf32x3(const Conv2dArgs& a);   ///< step 3: one image, K ≥ 
 void conv2d_banded_tf32_bf16(const Conv2dArgs& a);  ///< step 4: step 3 for K ≥ 13, its small products in BF16
 /// step 5: step 2 on Hopper's warpgroup MMA (wgmma), B split once per block; compute capability 9.0 only
 void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a);
+/// step 6: step 5 with step 4's arithmetic, its two small products in one BF16 wgmma; compute capability 9.0 only
+void conv_layer_tf32_bf16_wgmma(const ConvLayerArgs& a);
 }  // namespace lab08
 
 }  // namespace convlab

@@ -12,6 +12,12 @@ bool have(const TensorCoreCeilings& c) {
   return c.copy_bytes_per_s > 0 && c.fma_flops_per_s > 0 && c.tf32_mma_flops_per_s > 0;
 }
 
+// A wgmma step's instruction shapes: "m64n128k8" (step 5), with step 6's BF16 one beside it.
+std::string wgmma_shapes(const TensorCoreStep& st) {
+  if (st.bf16_products == 0) return fmt::format("m64n{}k8", st.plan.bn);
+  return fmt::format("m64n{}k8 (TF32) and m64n{}k16 (BF16)", st.plan.bn, st.plan.bn);
+}
+
 }  // namespace
 
 std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCoreCeilings& ceilings,
@@ -28,10 +34,16 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
   }
   for (const TensorCoreStep& st : a.steps) {
     const bool wgmma = st.instruction == TensorInstruction::wgmma;
-    out += fmt::format("  {} — {} TF32 product{} per product{}\n", st.name, st.products, st.products == 1 ? "" : "s",
+    out += fmt::format("  {} — {} TF32 product{} per product{}{}\n", st.name, st.products,
+                       st.products == 1 ? "" : "s", st.bf16_products > 0 ? fmt::format(" and {} in BF16", st.bf16_products) : "",
                        wgmma ? fmt::format(", on Hopper's wgmma (compute capability {}.{} only)",
                                            lab08::kWgmmaComputeCapability / 10, lab08::kWgmmaComputeCapability % 10)
                              : "");
+    if (st.runs_step5) {
+      out += fmt::format("    n = {}: too few terms for step 6's budget (132 units a product) to keep the FP32 rule; "
+                         "the launcher runs step 5, counted here as step 5\n",
+                         a.n);
+    }
     if (st.runs_step2) {
       out += fmt::format("    n = {}: too few terms for the chained wgmma sums to keep the FP32 rule; the launcher runs "
                          "step 2's kernel, counted here as step 2\n",
@@ -47,11 +59,12 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     } else {
       out += fmt::format("    {}x{}x{} block tile ({}, {} warpgroup{}), split {} (for {} SMs; --sms), gathered {}; {} "
-                         "wgmmas (m64n{}k8; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of "
+                         "wgmmas ({}; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of "
                          "them useful\n",
                          st.plan.bm, st.plan.bn, st.plan.bk, st.narrow_tile ? "narrow" : "wide", st.warpgroups,
                          st.warpgroups == 1 ? "" : "s", st.effective_splits, sms,
-                         st.group_tap ? "channel group × tap" : "as steps 1 and 2", st.instructions, st.plan.bn, st.mmas,
+                         st.group_tap ? "channel group × tap" : "as steps 1 and 2", st.instructions,
+                         wgmma_shapes(st), st.mmas,
                          st.mma_flops / 1e9,
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     }
@@ -84,10 +97,12 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
     const bool wgmma = st.instruction == TensorInstruction::wgmma;
     nlohmann::json j = {{"variant", st.name},
                         {"products", st.products},
-                        {"instruction", wgmma ? fmt::format("wgmma.mma_async.m64n{}k8", st.plan.bn) : "mma.sync.m16n8k8"},
+                        {"instruction", wgmma ? "wgmma.mma_async." + wgmma_shapes(st) : "mma.sync.m16n8k8"},
+                        {"bf16_products", st.bf16_products},
                         {"instructions", st.instructions},
                         {"on_cuda_cores", st.on_cuda_cores},
                         {"runs_step2", st.runs_step2},
+                        {"runs_step5", st.runs_step5},
                         {"plan", {{"bm", st.plan.bm}, {"bn", st.plan.bn}, {"bk", st.plan.bk}, {"splits", st.effective_splits}}},
                         {"mmas", st.mmas},
                         {"mma_flops", st.mma_flops},

@@ -118,8 +118,25 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   wg.name = "tf32x3_wgmma";
   wg.allowed_units = n;
 
-  for (TensorCoreStep* s : {&one, &three, &wg}) s->fp32_ratio = s->error_bound_units / n;
-  a.steps = {one, three, wg};
+  // Step 6: step 5's blocks and plan with step 4's arithmetic, per k8-step a TF32 wgmma (m64nNk8)
+  // and a BF16 one of twice the depth (m64nNk16) for both small products: 2 instructions where
+  // step 5 issues 3, as many multiply-adds on the tensor cores. Where its budget would break the
+  // FP32 rule the launcher runs step 5.
+  TensorCoreStep mixed = wg;
+  if (!plan.mixed_fits) {
+    mixed.runs_step5 = true;
+  } else {
+    mixed.products = 1;
+    mixed.bf16_products = 2;
+    const long long k8_steps = wg.instructions / 3;  // of every warpgroup of every block
+    mixed.instructions = 2 * k8_steps;
+    mixed.mmas = kWarpgroupThreads / 32 * mixed.instructions;
+    mixed.error_bound_units = static_cast<double>(lab08::wgmma_mixed_chain_error_units(a.n, plan.splits, plan.depth));
+  }
+  mixed.name = "tf32_bf16_wgmma";
+
+  for (TensorCoreStep* s : {&one, &three, &wg, &mixed}) s->fp32_ratio = s->error_bound_units / n;
+  a.steps = {one, three, wg, mixed};
   return a;
 }
 

@@ -27,6 +27,12 @@
 /// another order when it gathers channel group × tap). Its sums chain over a block's whole share of
 /// the reduction, so its error bound is lab08::wgmma_chain_error_units; where that would break the
 /// FP32 rule the launcher runs step 2's kernel, and the model counts step 2 (`runs_step2`).
+///
+/// Step 6 (tf32_bf16_wgmma, Hopper) runs step 5's blocks with step 4's arithmetic: per k8-step one
+/// TF32 wgmma (m64nNk8, the big product) and one BF16 wgmma (m64nNk16, both small products), 2
+/// where step 5 issues 3, the same multiply-adds on the tensor cores. Its bound is
+/// lab08::wgmma_mixed_chain_error_units; where that would break the FP32 rule the launcher runs
+/// step 5, and the model counts step 5 (`runs_step5`).
 #pragma once
 
 #include <string>
@@ -41,13 +47,16 @@ namespace convlab::analysis {
 /// The tensor-core instruction a step issues.
 enum class TensorInstruction {
   mma_sync,  ///< mma.sync.m16n8k8 (steps 1 and 2): one warp, 16 × 8 × 8
-  wgmma,     ///< wgmma.mma_async.m64nNk8 (step 5): one warpgroup of 4 warps, 64 × N × 8 (N = plan.bn)
+  /// wgmma.mma_async.m64nNk8 (step 5; step 6 beside it m64nNk16 in BF16): one warpgroup of 4 warps,
+  /// 64 × N × 8 (N = plan.bn)
+  wgmma,
 };
 
 /// What one step of lab 08 issues, and how accurate its arithmetic is.
 struct TensorCoreStep {
-  std::string name;             ///< "tf32", "tf32x3", "tf32x3_wgmma" (the lab's variants)
+  std::string name;             ///< "tf32", "tf32x3", "tf32x3_wgmma", "tf32_bf16_wgmma" (the lab's variants)
   int products = 1;             ///< TF32 products per product of the convolution: 1 or 3
+  int bf16_products = 0;        ///< BF16 products per product: 2 for step 6 (its small ones), else 0
   TensorInstruction instruction = TensorInstruction::mma_sync;  ///< what it multiplies with
   int warpgroups = 0;           ///< wgmma: warpgroups per block (lab08::wgmma_warpgroups); 0 for mma.sync
   bool group_tap = false;       ///< wgmma: slices gathered channel group × tap (lab08::wgmma_group_tap)
@@ -56,6 +65,9 @@ struct TensorCoreStep {
   /// Step 5 on a reduction too short for its chained sums to keep the FP32 rule
   /// (lab08::wgmma_chain_fits): the launcher runs step 2's kernel, and this step counts as step 2.
   bool runs_step2 = false;
+  /// Step 6 on a reduction too short for its budget (lab08::wgmma_mixed_chain_fits): the launcher
+  /// runs step 5, and this step counts as step 5 (which may itself run step 2's kernel).
+  bool runs_step5 = false;
   GemmPlan plan;                ///< BM × BN × BK, split-K
   int effective_splits = 1;     ///< splits after the launcher drops empty ones
   long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
@@ -82,7 +94,7 @@ struct TensorCoreAnalysis {
   long long n = 0;             ///< C·K·K: products per output
   long long useful_fmas = 0;   ///< B·M·Ho·Wo·C·K²
   double compulsory_bytes = 0;      ///< X, W read once and Y written once
-  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3, tf32x3_wgmma
+  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma
   /// The step of this name; @throws std::out_of_range
   [[nodiscard]] const TensorCoreStep& step(const std::string& name) const;
 };
