@@ -10,17 +10,6 @@
 using namespace convlab;
 using namespace convlab::analysis;
 
-namespace {
-
-ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
-  ConvLayerShape x;
-  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
-  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
-  return x;
-}
-
-}  // namespace
-
 TEST_CASE("lab08 step 6's budget keeps the FP32 rule from 269 terms in one part of 16-deep slices, not at 268",
           "[lab08][wgmma]") {
   // 132 a product (step 4's), 2 for each of 2 truncating additions a k8-step (8 a slice of 16), 1 a part.
@@ -39,14 +28,14 @@ TEST_CASE("lab08 step 6's budget keeps the FP32 rule from 269 terms in one part 
 
 TEST_CASE("lab08 step 6 takes step 5's plan, and falls back to step 5 where its budget breaks the rule",
           "[lab08][wgmma]") {
-  const lab08::WgmmaPlan narrow = lab08::wgmma_plan(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  const lab08::WgmmaPlan narrow = lab08::wgmma_plan(ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1}, 132);
   CHECK(narrow.chain_fits);
   CHECK(narrow.mixed_fits);
-  const lab08::WgmmaPlan rgb = lab08::wgmma_plan(layer(16, 3, 64, 224, 224, 7, 2, 3, 1), 132);
+  const lab08::WgmmaPlan rgb = lab08::wgmma_plan(ConvLayerShape{16, 3, 64, 224, 224, 7, 2, 3, 1}, 132);
   CHECK(rgb.chain_fits);
   CHECK_FALSE(rgb.mixed_fits);
   // Where step 5 itself gives way to step 2, so does step 6.
-  const lab08::WgmmaPlan short_chain = lab08::wgmma_plan(layer(2, 92, 8, 9, 9, 1, 1, 0, 1), 132);
+  const lab08::WgmmaPlan short_chain = lab08::wgmma_plan(ConvLayerShape{2, 92, 8, 9, 9, 1, 1, 0, 1}, 132);
   CHECK_FALSE(short_chain.chain_fits);
   CHECK_FALSE(short_chain.mixed_fits);
 }
@@ -54,7 +43,7 @@ TEST_CASE("lab08 step 6 takes step 5's plan, and falls back to step 5 where its 
 TEST_CASE("lab08 analysis: step 6 on B32 C256->256 14x14 issues 2 wgmmas a k8-step where step 5 issues 3, on the same "
           "blocks, with a budget of 710 units of the rule's 2304",
           "[analysis][lab08][wgmma]") {
-  const TensorCoreAnalysis a = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  const TensorCoreAnalysis a = analyze_lab08(ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1}, 132);
   const TensorCoreStep& five = a.step("tf32x3_wgmma");
   const TensorCoreStep& six = a.step("tf32_bf16_wgmma");
   CHECK(six.instruction == TensorInstruction::wgmma);
@@ -75,7 +64,7 @@ TEST_CASE("lab08 analysis: step 6 on B32 C256->256 14x14 issues 2 wgmmas a k8-st
 
 TEST_CASE("lab08 analysis: step 6 on B16 C3->64 224x224 K7 S2 counts as step 5, which its launcher runs there",
           "[analysis][lab08][wgmma]") {
-  const TensorCoreAnalysis a = analyze_lab08(layer(16, 3, 64, 224, 224, 7, 2, 3, 1), 132);
+  const TensorCoreAnalysis a = analyze_lab08(ConvLayerShape{16, 3, 64, 224, 224, 7, 2, 3, 1}, 132);
   const TensorCoreStep& five = a.step("tf32x3_wgmma");
   const TensorCoreStep& six = a.step("tf32_bf16_wgmma");
   CHECK(six.runs_step5);
