@@ -319,6 +319,19 @@ CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels, int depth = Wgm
   return channels % depth == 0;
 }
 
+/// How a block's chain falls out of a reduction of `kdim` terms in `splits` parts of `depth`-deep
+/// slices, as launch_split_k divides them.
+struct WgmmaChain {
+  long long per_block;  ///< slices a block sums: the length of its chain
+  long long parts;      ///< blocks that share an output (empty parts dropped), each an atomic add
+};
+/// The chain of wgmma_chain_error_units and wgmma_mixed_chain_error_units.
+CONVLAB_HOST_DEVICE constexpr WgmmaChain wgmma_chain(long long kdim, int splits, int depth) {
+  const long long slices = (kdim + depth - 1) / depth;
+  const long long per_block = (slices + splits - 1) / splits;
+  return {per_block, (slices + per_block - 1) / per_block};
+}
+
 /// Step 5's error bound, in units of 2^-24·S (docs/design.md, Tolerance), for a reduction of
 /// `kdim` terms summed in `splits` parts of `depth`-deep slices: 20 a product from the split (as
 /// step 2), 2 for each of the 3 truncating wgmma additions of every k8-step a block sums (12 a
@@ -326,10 +339,8 @@ CONVLAB_HOST_DEVICE constexpr bool wgmma_group_tap(int channels, int depth = Wgm
 /// float32 atomic addition into Y.
 CONVLAB_HOST_DEVICE constexpr long long wgmma_chain_error_units(long long kdim, int splits,
                                                                 int depth = WgmmaWide::DEPTH) {
-  const long long slices = (kdim + depth - 1) / depth;
-  const long long per_block = (slices + splits - 1) / splits;  // as launch_split_k divides them
-  const long long parts = (slices + per_block - 1) / per_block;
-  return 20 + 6 * (depth / kWgmmaK) * per_block + parts;
+  const WgmmaChain c = wgmma_chain(kdim, splits, depth);
+  return 20 + 6 * (depth / kWgmmaK) * c.per_block + c.parts;
 }
 /// Whether step 5's chained sums keep the FP32 rule, n·2^-24·S with n = kdim: in one part of
 /// 16-deep slices from n = 93 (6 slices: 20 + 72 + 1 = 93), not at 92; B32 C256→256 14×14,
@@ -344,10 +355,8 @@ CONVLAB_HOST_DEVICE constexpr bool wgmma_chain_fits(long long kdim, int splits, 
 /// 16-deep slice), and 1 for each part's float32 atomic addition into Y.
 CONVLAB_HOST_DEVICE constexpr long long wgmma_mixed_chain_error_units(long long kdim, int splits,
                                                                       int depth = WgmmaWide::DEPTH) {
-  const long long slices = (kdim + depth - 1) / depth;
-  const long long per_block = (slices + splits - 1) / splits;  // as launch_split_k divides them
-  const long long parts = (slices + per_block - 1) / per_block;
-  return 132 + 4 * (depth / kWgmmaK) * per_block + parts;
+  const WgmmaChain c = wgmma_chain(kdim, splits, depth);
+  return 132 + 4 * (depth / kWgmmaK) * c.per_block + c.parts;
 }
 /// Whether step 6's chained sums keep the FP32 rule: in one part of 16-deep slices from n = 269
 /// (17 slices: 132 + 136 + 1 = 269), not at 268; B32 C256→256 14×14, n = 2304 in 2 parts of 36
