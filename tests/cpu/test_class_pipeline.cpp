@@ -176,31 +176,45 @@ std::map<std::string, std::vector<ChildRun>> runs_by_device(const std::vector<Ch
 bool overlap(const ChildRun& a, const ChildRun& b) { return a.start < b.end && b.start < a.end; }
 
 // Each child saw one device, the one its student was graded on; the reference solution was timed
-// once on each GPU, not once per student.
+// once on each GPU ahead of the students, not once per student, and once more in the turn of each
+// student timed again (performance_pass.cpp: a flagged or slow variant is retimed, and the
+// reference with it, under the same load), which a busy test machine can cause.
 void check_devices(const ClassOutcome& out, const std::vector<ChildRun>& runs) {
   std::map<std::string, std::string> device_of;  // student -> the device its children saw
   for (const ScheduleRecord& r : out.schedule) device_of[r.submission] = kTwoFakeGpus.at(static_cast<std::size_t>(r.gpu)).visible_id;
-  std::map<std::string, int> reference_timings;
+  std::map<std::string, int> reference_timings, timed_again;          // per device
+  std::map<std::pair<std::string, std::string>, int> student_timings;  // (device, student) -> timed runs
   for (const ChildRun& r : runs) {
     CHECK((r.device == "7" || r.device == "3"));
     if (r.who == "reference") {
       if (r.kind == "timed") ++reference_timings[r.device];
     } else {
       CHECK(r.device == device_of.at(r.who));
+      if (r.kind == "timed") ++student_timings[{r.device, r.who}];
     }
   }
-  CHECK(reference_timings == std::map<std::string, int>{{"3", 1}, {"7", 1}});
-  // ... in a turn alone, and before any student's timed run on it: timed while the first builds
-  // ran, it takes no student's turn alone (a student's checks may come before it).
+  for (const auto& [at, n] : student_timings) {
+    INFO("device " << at.first << ": " << at.second << " timed " << n << " times");
+    CHECK(n <= 2);
+    if (n == 2) ++timed_again[at.first];
+  }
+  for (const char* device : {"3", "7"}) {
+    INFO("device " << device);
+    CHECK(reference_timings[device] == 1 + timed_again[device]);
+  }
+  // ... each in a turn alone; the first before any student's timed run on it: timed while the
+  // first builds ran, it takes no student's turn alone (a student's checks may come before it).
   for (const auto& [device, list] : runs_by_device(runs)) {
+    bool first = true;
     for (const ChildRun& ref : list) {
       if (ref.who != "reference" || ref.kind != "timed") continue;
       for (const ChildRun& r : list) {
         if (r.who == "reference") continue;
         INFO("device " << device << ": " << r.who << "'s " << r.kind << " run beside the reference's timing");
         CHECK_FALSE(overlap(r, ref));
-        if (r.kind == "timed") CHECK(r.start >= ref.end);
+        if (first && r.kind == "timed") CHECK(r.start >= ref.end);
       }
+      first = false;
     }
   }
 }
