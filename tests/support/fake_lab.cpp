@@ -30,7 +30,7 @@
 //   no-witness       ignores the dialog (no window, no samples)
 //   impossible       reports a time under the GPU's roofline
 // and, honest, on a busy machine:
-//   busy             its time true, but its window 20 times longer (a machine whose other work
+//   busy             its time true, but its window 5 times longer (a machine whose other work
 //                    delays the runner between its calls); with --fake-target FILE, only in the
 //                    runs after the first timed one (the first creates FILE)
 //
@@ -313,7 +313,7 @@ json timed_phase(const Options& o, const std::string& mode, const CaseInfo& info
     if (mode == "busy") {
       const bool first = !o.target.empty() && !fs::exists(o.target);
       if (first) std::ofstream(o.target) << "timed once\n";
-      if (!first) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(20 * o.time_ms * o.repeats));
+      if (!first) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(5 * o.time_ms * o.repeats));
     }
     fmt::print("{}{} {}\n", witness::kPrefix, witness::kComputed, o.repeats);
     std::fflush(stdout);
