@@ -1,9 +1,9 @@
-// A lab whose variants solve two problems (lab 08: conv layers in steps 1, 2 and 5, one image in
-// steps 3 and 4), graded with fake lab runners that play it: each variant runs on the cases of its
-// own problem, is timed on the performance case of its own problem (the lab's own where the rubric
-// names one), and a case set or a rubric that leaves one of its problems without a case is a
-// could-not-grade that names the problem and the variants. A variant listed for one GPU only (step
-// 5: compute capability 9.0) is left out of the lab on any other, and counted on that one.
+// A lab whose variants solve two problems (lab 08: conv layers in steps 1, 2, 5 and 6, one image
+// in steps 3 and 4), graded with fake lab runners that play it: each variant runs on the cases of
+// its own problem, is timed on the performance case of its own problem (the lab's own where the
+// rubric names one), and a case set or a rubric that leaves one of its problems without a case is
+// a could-not-grade that names the problem and the variants. A variant listed for one GPU only
+// (step 5: compute capability 9.0) is left out of the lab on any other, and counted on that one.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>

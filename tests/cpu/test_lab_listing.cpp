@@ -19,8 +19,8 @@ using namespace convlab::grader;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-TEST_CASE("lab08 --list --json lists steps 1, 2 and 5 on conv layers (5 on compute capability 9.0 only) and steps 3 "
-          "and 4 on images with their K, as the registry says, and the grader reads it back",
+TEST_CASE("lab08 --list --json lists steps 1, 2, 5 and 6 on conv layers (5 and 6 on compute capability 9.0 only) and "
+          "steps 3 and 4 on images with their K, as the registry says, and the grader reads it back",
           "[registry][lab08]") {
   testing::TempDir tmp("lab08-list");
   const fs::path list = tmp.path() / "list.json";

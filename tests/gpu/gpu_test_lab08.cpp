@@ -1,11 +1,11 @@
 // Lab 08 (conv layers on tensor cores, and one image with steps 3 and 4) on the GPU.
 //
-// As the grader runs it (the lab08 runner in a child process): steps 1, 2 and 5 of solution08
+// As the grader runs it (the lab08 runner in a child process): steps 1, 2, 5 and 6 of solution08
 // pass every public conv-layer case, a fresh random set and layers that reach split-K, partial
-// tiles, both sides of 3xTF32's shortest tensor-core reduction and of step 5's edges (64 and 65
-// filters: one warpgroup or two; 16 channels or not: the group-tap gather or the slice one);
-// step 5 runs on compute capability 9.0 only, and on any other GPU the runner skips it, saying
-// why; steps 3 and 4 pass every public conv2d case they take and a fresh random set of every such
+// tiles, both sides of 3xTF32's shortest tensor-core reduction and of steps 5 and 6's edges (64
+// and 65 filters: one warpgroup or two; 16 channels or not: the group-tap gather or the slice
+// one); steps 5 and 6 run on compute capability 9.0 only, and on any other GPU the runner skips
+// them, saying why; steps 3 and 4 pass every public conv2d case they take and a fresh random set of every such
 // K, even ones included; the stubs fail each step with a message naming it; the stubs with the
 // steps spliced in get full marks from `grader grade`, each step timed on the performance case of
 // its problem. (1xTF32 handed in as step 2 is a wrong submission, tests/fixtures/wrong_submissions/
