@@ -6,7 +6,7 @@
 //   grader analyze --lab lab03 --case datasets/conv2d/k5_37x53
 //   grader analyze --lab lab07 --case datasets/conv2d/k5_37x53 [--tuning build/tuning/lab07-nvidia-h200.json]
 //   grader analyze --lab lab06 --case datasets/conv_layer/<case> [--sms 132]
-//   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]   (steps 1, 2, 5)
+//   grader analyze --lab lab08 --layer 8,128,128,128,128,3,1,1,1 [--ceilings results/bench/<gpu>/bench.json]   (steps 1, 2, 5 and 6)
 //   grader analyze --lab lab08 --height 8192 --width 8192 --mask 17 [--ceilings ...]   (steps 3 and 4)
 //
 // --lab takes the kernel and its tile or block from lab_config.hpp (the configuration the lab

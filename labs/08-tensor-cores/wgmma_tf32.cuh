@@ -1,5 +1,5 @@
 /// @file wgmma_tf32.cuh
-/// @brief Lab 08 (given, do not edit): Hopper's warpgroup MMA, wrapped for step 5 — the
+/// @brief Lab 08 (given, do not edit): Hopper's warpgroup MMA, wrapped for steps 5 and 6 — the
 ///        instruction, the shared-memory descriptor of its B operand, the fences and waits of its
 ///        asynchronous protocol — and which thread holds which element of its tiles.
 ///

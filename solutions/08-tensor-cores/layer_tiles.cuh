@@ -6,9 +6,9 @@
 ///        happens to a slice once it is in shared memory: the multiply-adds go to tensor cores.
 ///
 /// Same code as solutions/06-im2col/implicit_gemm.cuh (the reference of lab 06 step 3a) and
-/// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles; and, for step 5, a second
-/// loader that walks the reduction channel group × tap (GroupTapLoader), with the kernel that
-/// puts the weights in its order (order_weights_group_tap).
+/// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles; and, for steps 5 and 6, a
+/// second loader that walks the reduction channel group × tap (GroupTapLoader), with the kernel
+/// that puts the weights in its order (order_weights_group_tap).
 #pragma once
 
 #include <climits>
@@ -271,7 +271,7 @@ struct SliceLoader {
   }
 };
 
-// ---- The group-tap loader (step 5) ---------------------------------------------------------------
+// ---- The group-tap loader (steps 5 and 6) -------------------------------------------------------
 
 /// SliceLoader's job, with the reduction in another order: slice kt is one tap (p, q) of one group
 /// of BK channels, unrolled rows k' = G·(K·K·BK) + (p·K + q)·BK + c for channel G·BK + c, c < BK.

@@ -40,6 +40,28 @@ TEST_CASE("lab08 step 6 takes step 5's plan, and falls back to step 5 where its 
   CHECK_FALSE(short_chain.mixed_fits);
 }
 
+TEST_CASE("lab08 step 6's edge layers of the GPU test run step 6's own kernel on 132 SMs: both warpgroup counts, "
+          "both gathers, both tiles, split and not",
+          "[lab08][wgmma]") {
+  // The layers of stress_specs (tests/gpu/gpu_test_lab08.cpp) that are there for step 6.
+  const lab08::WgmmaPlan two = lab08::wgmma_plan(ConvLayerShape{2, 17, 65, 10, 10, 5, 1, 2, 1}, 132);
+  CHECK(two.mixed_fits);
+  CHECK(two.warpgroups == 2);
+  CHECK_FALSE(two.group_tap);
+  CHECK_FALSE(two.narrow);
+  CHECK(two.splits > 1);
+  const lab08::WgmmaPlan one = lab08::wgmma_plan(ConvLayerShape{2, 16, 64, 13, 11, 5, 1, 2, 1}, 132);
+  CHECK(one.mixed_fits);
+  CHECK(one.warpgroups == 1);
+  CHECK(one.group_tap);
+  CHECK(one.splits > 1);
+  const lab08::WgmmaPlan narrow = lab08::wgmma_plan(ConvLayerShape{2, 32, 65, 10, 10, 3, 1, 1, 1}, 132);
+  CHECK(narrow.mixed_fits);
+  CHECK(narrow.narrow);
+  CHECK(narrow.warpgroups == 2);
+  CHECK(narrow.splits == 1);
+}
+
 TEST_CASE("lab08 analysis: step 6 on B32 C256->256 14x14 issues 2 wgmmas a k8-step where step 5 issues 3, on the same "
           "blocks, with a budget of 710 units of the rule's 2304",
           "[analysis][lab08][wgmma]") {

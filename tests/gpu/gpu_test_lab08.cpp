@@ -121,6 +121,12 @@ std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
       layer(1, 32, 64, 9, 9, 5, 1, 4, 2, seed + 10, "group-tap gather with dilation 2 and padding 4"),
       layer(4, 48, 96, 9, 9, 3, 2, 1, 1, seed + 11, "group-tap gather with stride 2, two warpgroups"),
       layer(1, 128, 32, 6, 6, 3, 1, 1, 1, seed + 12, "36 columns, 72 slices: split-K of one warpgroup"),
+      // Step 6's own kernel (C·K·K ≥ 269; step 5's edges above mostly fall back to step 5) on
+      // both warpgroup counts, both gathers and both tiles, split and not
+      // (test_analysis_lab08_mixed.cpp checks that 132 SMs plan them so)
+      layer(2, 17, 65, 10, 10, 5, 1, 2, 1, seed + 13, "step 6: 65 filters, two warpgroups; 17 channels, the slice gather"),
+      layer(2, 16, 64, 13, 11, 5, 1, 2, 1, seed + 14, "step 6: one warpgroup, 16 channels, the group-tap gather"),
+      layer(2, 32, 65, 10, 10, 3, 1, 1, 1, seed + 15, "step 6 on the narrow tile, two warpgroups"),
   };
 }
 

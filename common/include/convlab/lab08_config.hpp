@@ -2,9 +2,9 @@
 /// @brief Lab 08's launch configuration on the host: the tensor-core implicit GEMM's block and
 ///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
 ///        shortest reduction it gives the tensor cores at FP32 accuracy (steps 1 and 2); the
-///        banded steps' tiles (3 and 4); step 5's block tiles, warpgroups, planes and plan on
-///        Hopper's wgmma, and the GPU it needs; one place that the lab's launchers and the
-///        analysis model both read, as lab06_config.hpp is for lab 06.
+///        banded steps' tiles (3 and 4); steps 5 and 6's block tiles, warpgroups, planes, error
+///        budgets and plan on Hopper's wgmma, and the GPU they need; one place that the lab's
+///        launchers and the analysis model both read, as lab06_config.hpp is for lab 06.
 #pragma once
 
 #include <algorithm>
@@ -230,7 +230,7 @@ inline constexpr int kWgmmaM = 64;  ///< rows of A and D one warpgroup multiplie
 inline constexpr int kWgmmaK = 8;   ///< the wgmma's reduction depth (.tf32)
 inline constexpr int kWarpgroupThreads = 128;  ///< 4 consecutive warps, warp 4i's the first
 
-/// A block tile of step 5, the kernel's template parameter (wgmma_gemm.cuh): N columns of Y (the
+/// A block tile of steps 5 and 6, the kernel's template parameter (wgmma_gemm.cuh): N columns of Y (the
 /// wgmma is m64nNk8), slices DEPTH deep (DEPTH/8 k8-steps), STAGES raw slices in flight.
 template <int N_, int DEPTH_, int STAGES_>
 struct WgmmaTile {
@@ -411,7 +411,7 @@ inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
   return p;
 }
 
-/// The compute capability step 5 runs on, as the lab registry names it (major·10 + minor).
+/// The compute capability steps 5 and 6 run on, as the lab registry names it (major·10 + minor).
 inline constexpr int kWgmmaComputeCapability = 90;
 
 /// `wgmma` exists on compute capability 9.0 only (H100, H200), and only in code compiled for
