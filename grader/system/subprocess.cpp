@@ -5,8 +5,10 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/close_range.h>
 
 #include <fmt/format.h>
 
@@ -16,6 +18,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "system/child_environment.hpp"
@@ -131,46 +134,76 @@ int reap(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResul
   return status;
 }
 
-}  // namespace
+// The grader's open descriptors, listed before a fork (the child may not allocate): the
+// fallback of close_range where the kernel lacks CLOSE_RANGE_CLOEXEC.
+std::vector<int> open_descriptors() {
+  std::vector<int> fds;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) fds.push_back(std::stoi(name));
+  }
+  return fds;
+}
 
-ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                          const std::string& working_dir, const LineDialog& dialog) {
-  ProcessResult result;
-  const auto start = std::chrono::steady_clock::now();
+// In the child, between fork and exec: every descriptor above stderr closes at exec. The
+// grader's other threads open files without O_CLOEXEC (std::ofstream, std::filesystem::copy_file
+// do); a child that kept one could write into another student's executable or report, and while
+// it ran that executable could not be started (ETXTBSY). Async-signal-safe calls only.
+void close_inherited_at_exec(const std::vector<int>& listed) {
+#if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+#endif
+  for (const int fd : listed) {
+    if (fd > STDERR_FILENO) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+}
+
+// A started child: its pid, the read end of its output, the grader's end of its stdin socket
+// (-1 without a dialog); or, pid -1, why it did not start (exec_errno: execve's error).
+struct Spawned {
+  pid_t pid = -1;
+  int output = -1;
+  int input = -1;
+  int exec_errno = 0;
+  std::string error;
+};
+
+Spawned spawn(const std::vector<std::string>& argv, const std::string& working_dir, bool with_dialog) {
+  Spawned child;
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-    result.spawn_failed = true;
-    result.output = std::strerror(errno);
-    return result;
+    child.error = std::strerror(errno);
+    return child;
   }
   // A second pipe reports an exec failure to the parent (it closes silently on success).
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    child.error = std::strerror(errno);
     close(out_pipe[0]);
     close(out_pipe[1]);
-    result.spawn_failed = true;
-    result.output = std::strerror(errno);
-    return result;
+    return child;
   }
   // The dialog's channel to the child's stdin; without a dialog, stdin is /dev/null.
   int in_socket[2] = {-1, -1};
-  if (dialog && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_socket) != 0) {
+  if (with_dialog && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_socket) != 0) {
+    child.error = std::strerror(errno);
     close(out_pipe[0]);
     close(out_pipe[1]);
     close(err_pipe[0]);
     close(err_pipe[1]);
-    result.spawn_failed = true;
-    result.output = std::strerror(errno);
-    return result;
+    return child;
   }
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  // The environment is built here, not in the child: after fork only exec-safe calls.
+  // The environment and the descriptor list are built here, not in the child: after fork only
+  // exec-safe calls.
   const std::vector<std::string> environment = child_environment();
   std::vector<char*> envp;
   for (const std::string& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  const std::vector<int> listed = open_descriptors();
 
   const pid_t pid = fork();
   if (pid == 0) {
@@ -183,6 +216,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
     }
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(out_pipe[1], STDERR_FILENO);
+    close_inherited_at_exec(listed);
     if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) {
       const int e = errno;
       ssize_t ignored = write(err_pipe[1], &e, sizeof e);
@@ -199,30 +233,55 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
   close(err_pipe[1]);
   if (in_socket[1] >= 0) close(in_socket[1]);
   if (pid < 0) {
+    child.error = std::strerror(errno);
     if (in_socket[0] >= 0) close(in_socket[0]);
     close(out_pipe[0]);
     close(err_pipe[0]);
-    result.spawn_failed = true;
-    result.output = std::strerror(errno);
-    return result;
+    return child;
   }
   int exec_errno = 0;
-  if (read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+  const bool failed = read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  close(err_pipe[0]);
+  if (failed) {
     if (in_socket[0] >= 0) close(in_socket[0]);
-    close(err_pipe[0]);
     close(out_pipe[0]);
     waitpid(pid, nullptr, 0);
+    child.exec_errno = exec_errno;
+    child.error = fmt::format("{}: {}", argv.empty() ? "" : argv[0], std::strerror(exec_errno));
+    return child;
+  }
+  child.pid = pid;
+  child.output = out_pipe[0];
+  child.input = in_socket[0];
+  return child;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                          const std::string& working_dir, const LineDialog& dialog) {
+  ProcessResult result;
+  const auto start = std::chrono::steady_clock::now();
+  // ETXTBSY is a moment's: a sibling forked by another thread holds the writer's descriptor from
+  // its fork to its exec. Tried again for up to about a second; a program still open for writing
+  // after that is reported.
+  Spawned child = spawn(argv, working_dir, static_cast<bool>(dialog));
+  for (int wait_ms = 5; child.exec_errno == ETXTBSY && wait_ms <= 640; wait_ms *= 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    child = spawn(argv, working_dir, static_cast<bool>(dialog));
+  }
+  if (child.pid < 0) {
     result.spawn_failed = true;
-    result.output = fmt::format("{}: {}", argv.empty() ? "" : argv[0], std::strerror(exec_errno));
+    result.output = child.error;
     return result;
   }
-  close(err_pipe[0]);
-  DialogFeed feed(dialog, in_socket[0]);
+  const pid_t pid = child.pid;
+  DialogFeed feed(dialog, child.input);
 
   const auto deadline = start + timeout;
-  pump_output(out_pipe[0], pid, deadline, result, feed);
-  close(out_pipe[0]);
-  if (in_socket[0] >= 0) close(in_socket[0]);
+  pump_output(child.output, pid, deadline, result, feed);
+  close(child.output);
+  if (child.input >= 0) close(child.input);
   const int status = reap(pid, deadline, result);
   kill(-pid, SIGKILL);  // anything the child left behind in its group
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

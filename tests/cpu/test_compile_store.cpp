@@ -386,6 +386,7 @@ TEST_CASE("class schedule: a student's quick lab is checked on the GPU while its
     CHECK(s.labs[0].lab.id() == "lab01");  // in the run's lab order, whatever order they were built in
     CHECK(s.labs[1].lab.id() == "lab03");
     CHECK(s.could_not_grade.empty());
+    INFO(s.labs[0].headline() << "\n" << s.labs[1].headline());
     CHECK(s.score() == Approx(s.max_score()));
   }
 }

@@ -2,11 +2,20 @@
 // never fatal; host work at idle priority on a thread of its own.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <future>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "grader_test_support.hpp"
 #include "system/idle_thread.hpp"
 #include "system/subprocess.hpp"
 
@@ -41,6 +50,56 @@ TEST_CASE("subprocess: a program that does not exist", "[subprocess]") {
   const ProcessResult r = run_process({"/nonexistent/lab99"}, 10s);
   CHECK(r.spawn_failed);
   CHECK_THAT(r.describe(), Catch::Contains("No such file"));
+}
+
+TEST_CASE("subprocess: a child holds none of the grader's files, only its stdin, stdout and stderr", "[subprocess]") {
+  // Another thread's file open for writing (a lab's executable being copied, a report being
+  // written) when the child is forked: a child that kept it could write into another student's
+  // executable, and while it runs, that executable cannot be started (ETXTBSY).
+  convlab::grader::testing::TempDir tmp("subprocess-fds");
+  const std::string file = (tmp.path() / "being-written").string();
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT, 0644);  // no O_CLOEXEC, as std::ofstream opens
+  REQUIRE(fd > 2);
+  const ProcessResult r = run_process(
+      {"/bin/sh", "-c", fmt::format("for f in 0 1 2 {}; do [ -e /proc/self/fd/$f ] && echo \"$f open\"; done; true", fd)}, 10s);
+  ::close(fd);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output == "0 open\n1 open\n2 open\n");
+}
+
+TEST_CASE("subprocess: a program that is still open for writing for a moment is started once it is closed, and one "
+          "that stays open is a clear error",
+          "[subprocess]") {
+  // The moment a sibling forked by another thread still holds a copy of the writer's descriptor,
+  // between its fork and its exec: execve says ETXTBSY ("Text file busy") until it is closed.
+  convlab::grader::testing::TempDir tmp("subprocess-busy");
+  const std::string exe = (tmp.path() / "lab").string();
+  const std::string script = "#!/bin/sh\necho started\n";
+  const auto open_for_writing = [&] {
+    const int fd = ::open(exe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size()));
+    return fd;
+  };
+  SECTION("closed after 200 ms: started") {
+    const int fd = open_for_writing();
+    auto run = std::async(std::launch::async, [&] { return run_process({exe}, 10s); });
+    std::this_thread::sleep_for(200ms);
+    ::close(fd);
+    const ProcessResult r = run.get();
+    INFO(r.describe() << ": " << r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == "started\n");
+  }
+  SECTION("never closed: could not start, and why") {
+    const int fd = open_for_writing();
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult r = run_process({exe}, 10s);
+    ::close(fd);
+    CHECK(r.spawn_failed);
+    CHECK_THAT(r.describe(), Catch::Contains("Text file busy"));
+    CHECK(std::chrono::steady_clock::now() - start < 5s);  // it gave up, within its bound
+  }
 }
 
 TEST_CASE("subprocess: CPU seconds count the child's waited-for descendants, not its sleep", "[subprocess]") {
