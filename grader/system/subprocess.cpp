@@ -8,7 +8,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/close_range.h>
+#if __has_include(<linux/close_range.h>)
+#include <linux/close_range.h>  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
+#endif
 
 #include <fmt/format.h>
 
