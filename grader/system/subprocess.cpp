@@ -208,13 +208,14 @@ Spawned spawn(const std::vector<std::string>& argv, const std::string& working_d
   const std::vector<int> listed = open_descriptors();
 
   const pid_t pid = fork();
+  const int fork_errno = errno;
   if (pid == 0) {
     setpgid(0, 0);  // own group: a timeout kills the lab and anything it started
     if (in_socket[1] >= 0) {
       dup2(in_socket[1], STDIN_FILENO);
     } else {
-      const int devnull = open("/dev/null", O_RDONLY);
-      dup2(devnull, STDIN_FILENO);
+      const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      dup2(devnull, STDIN_FILENO);  // the copy on stdin keeps no O_CLOEXEC
     }
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(out_pipe[1], STDERR_FILENO);
@@ -235,7 +236,7 @@ Spawned spawn(const std::vector<std::string>& argv, const std::string& working_d
   close(err_pipe[1]);
   if (in_socket[1] >= 0) close(in_socket[1]);
   if (pid < 0) {
-    child.error = std::strerror(errno);
+    child.error = std::strerror(fork_errno);
     if (in_socket[0] >= 0) close(in_socket[0]);
     close(out_pipe[0]);
     close(err_pipe[0]);
