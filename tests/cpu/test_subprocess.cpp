@@ -4,12 +4,10 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -60,8 +58,9 @@ TEST_CASE("subprocess: a child holds none of the grader's files, only its stdin,
   const std::string file = (tmp.path() / "being-written").string();
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT, 0644);  // no O_CLOEXEC, as std::ofstream opens
   REQUIRE(fd > 2);
-  const ProcessResult r = run_process(
-      {"/bin/sh", "-c", fmt::format("for f in 0 1 2 {}; do [ -e /proc/self/fd/$f ] && echo \"$f open\"; done; true", fd)}, 10s);
+  const std::string list =
+      fmt::format("for f in 0 1 2 {}; do [ -e /proc/self/fd/$f ] && echo \"$f open\"; done; true", fd);
+  const ProcessResult r = run_process({"/bin/sh", "-c", list}, 10s);
   ::close(fd);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output == "0 open\n1 open\n2 open\n");
