@@ -5,15 +5,16 @@
 // tiles, both sides of 3xTF32's shortest tensor-core reduction and of steps 5 and 6's edges (64
 // and 65 filters: one warpgroup or two; 16 channels or not: the group-tap gather or the slice
 // one); steps 5 and 6 run on compute capability 9.0 only, and on any other GPU the runner skips
-// them, saying why; steps 3 and 4 pass every public conv2d case they take and a fresh random set of every such
-// K, even ones included; the stubs fail each step with a message naming it; the stubs with the
-// steps spliced in get full marks from `grader grade`, each step timed on the performance case of
-// its problem. (1xTF32 handed in as step 2 is a wrong submission, tests/fixtures/wrong_submissions/
-// tf32-passed-off-as-fp32, graded with the others by gpu_test_grader.cpp.)
+// them, saying why; steps 3 and 4 pass every public conv2d case they take and a fresh random set
+// of every such K, even ones included; the stubs fail each step with a message naming it; the
+// stubs with the steps spliced in get full marks from `grader grade`, each step timed on the
+// performance case of its problem. (1xTF32 handed in as step 2 is a wrong submission,
+// tests/fixtures/wrong_submissions/tf32-passed-off-as-fp32, graded with the others by
+// gpu_test_grader.cpp.)
 //
 // In process (the solution's kernel library), the accuracy claim of docs/design.md: step 1's
-// outputs break labs 01–07's FP32 rule on long reductions where steps 2 and 5 keep it, and a NaN
-// in X reaches Y through step 5; off Hopper, step 5's launcher refuses by name.
+// outputs break labs 01–07's FP32 rule on long reductions where steps 2, 5 and 6 keep it, and a
+// NaN in X reaches Y through steps 5 and 6; off Hopper, their launchers refuse by name.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
