@@ -14,7 +14,8 @@
 //   * the stretch steps: TF32 tensor cores, and the fused bias + ReLU epilogue against step 3
 //     followed by a separate bias + ReLU kernel (the blog's kernel fusion);
 //   * TF32, where a peer offers it: cuDNN with tensor-core math allowed (its fastest algorithm)
-//     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step;
+//     and cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH on the unroll, beside lab 06's TF32 step; not
+//     under NVIDIA_TF32_OVERRIDE=0, which turns TF32 off inside both libraries (library_tf32_off);
 //   * lab 08 (solutions/08-tensor-cores): step 1 (1xTF32, checked as TF32), step 2 (3xTF32,
 //     checked as float32), step 5 (step 2 on Hopper's wgmma, checked as float32; on a GPU other
 //     than compute capability 9.0 its row says why it did not run) and step 6 (step 5 with the
@@ -134,6 +135,19 @@ struct Measurement {
   double worst = 0;             // worst error / allowed
   std::string error;            // why it did not run
 };
+
+/// Why the libraries' TF32 rows cannot run, if they cannot. NVIDIA_TF32_OVERRIDE=0 turns TF32
+/// off inside cuDNN and cuBLAS whatever math mode a handle asks for, so those rows would time
+/// float32 math under a TF32 label (on an H200, cuDNN's "TF32" pick on B8 C128→128 128×128 took
+/// 0.725 ms under it, its FP32 Winograd's time, and 0.259 ms without it). The float32 rows need no
+/// such setting: they ask for FMA math (cuDNN) and the default math (cuBLAS) themselves. The labs'
+/// TF32 is their own PTX, which the variable does not reach.
+std::optional<std::string> library_tf32_off() {
+  const char* v = std::getenv("NVIDIA_TF32_OVERRIDE");
+  if (v == nullptr || std::strcmp(v, "0") != 0) return std::nullopt;
+  return std::string("NVIDIA_TF32_OVERRIDE=0 turns TF32 off in cuDNN and cuBLAS, so this row would time float32 "
+                     "math; unset it to time TF32");
+}
 
 struct Options {
   int warmup = 3;
@@ -285,15 +299,21 @@ class LayerBench {
       print(m);
       out.push_back(m);
     }
-    try {
-      cudnn_tf32_ = std::make_unique<convlab::bench::CudnnConv>(s_, convlab::bench::CudnnMath::tf32);
-      cudnn_tf32_->find(X_.data(), W_.data(), y);
-      out.push_back(measure("cuDNN (TF32 tensor cores)", cudnn_tf32_->algo_name() + " " + cudnn_tf32_->math_name(),
-                            [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, 1.0 / 2048.0));
-    } catch (const std::exception& e) {
-      Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, e.what()};
+    if (const auto off = library_tf32_off()) {
+      Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, *off};
       print(m);
       out.push_back(m);
+    } else {
+      try {
+        cudnn_tf32_ = std::make_unique<convlab::bench::CudnnConv>(s_, convlab::bench::CudnnMath::tf32);
+        cudnn_tf32_->find(X_.data(), W_.data(), y);
+        out.push_back(measure("cuDNN (TF32 tensor cores)", cudnn_tf32_->algo_name() + " " + cudnn_tf32_->math_name(),
+                              [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, 1.0 / 2048.0));
+      } catch (const std::exception& e) {
+        Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, e.what()};
+        print(m);
+        out.push_back(m);
+      }
     }
 #else
     for (const char* method : {"cuDNN (FP32 FMA math)", "cuDNN (TF32 tensor cores)"}) {
@@ -358,12 +378,18 @@ class LayerBench {
       lab::unroll_input(args(y), xu.data(), 0, s_.batch);
       out.push_back(measure("cuBLAS SGEMM on the unroll", "SGEMM alone", sgemm));
       // The same GEMM with TF32 tensor cores (what PyTorch's allow_tf32 gives).
-      CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_TF32_TENSOR_OP_MATH));
-      out.push_back(measure("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", [&] {
-        lab::unroll_input(args(y), xu.data(), 0, s_.batch);
-        sgemm();
-      }, 1.0 / 2048.0));
-      CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+      if (const auto off = library_tf32_off()) {
+        Measurement m{"cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", 0, 0, false, 0, 0, *off};
+        print(m);
+        out.push_back(m);
+      } else {
+        CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_TF32_TENSOR_OP_MATH));
+        out.push_back(measure("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", [&] {
+          lab::unroll_input(args(y), xu.data(), 0, s_.batch);
+          sgemm();
+        }, 1.0 / 2048.0));
+        CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+      }
     } catch (const std::exception& e) {
       Measurement m{"cuBLAS SGEMM on the unroll", "", 0, 0, false, 0, 0, e.what()};
       print(m);
@@ -465,6 +491,7 @@ int main(int argc, char** argv) {
   fmt::print("NVIDIA_TF32_OVERRIDE={}; protocol: {} warm-up runs, median of {} repeats, L2 flushed before each; "
              "values: {}\n",
              tf32_env ? tf32_env : "(unset)", opt.warmup, opt.repeats, opt.values);
+  if (const auto off = library_tf32_off()) fmt::print("cuDNN's and cuBLAS's TF32 rows do not run: {}\n", *off);
 
   cublasHandle_t cublas = nullptr;
   CUBLAS_CHECK(cublasCreate(&cublas));
@@ -474,6 +501,7 @@ int main(int argc, char** argv) {
   report["format"] = "convlab-conv-layer-bench";
   report["version"] = 1;
   report["values"] = opt.values;
+  report["nvidia_tf32_override"] = tf32_env ? json(tf32_env) : json(nullptr);  // "0": no library TF32 row ran
   report["device"] = {{"name", device->name}, {"sms", device->sm_count},
                       {"compute_capability", fmt::format("{}.{}", device->cc_major, device->cc_minor)},
                       {"driver", device->driver}, {"runtime", device->runtime}};

@@ -5,8 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "system/subprocess.hpp"
 #include "test_paths.hpp"
@@ -63,6 +66,51 @@ TEST_CASE("gpu bench: conv2d_bench checks and times every lab and every peer on 
   std::size_t lab01_rows = 0;
   for (const auto& row : j["results"]) lab01_rows += row["method"] == "lab01 no_restrict";
   CHECK(lab01_rows == 2);
+}
+
+// NVIDIA_TF32_OVERRIDE=0 turns TF32 off inside cuDNN and cuBLAS: a "TF32" row timed under it is
+// float32 math (results/bench/nvidia-h200/lab08.md, "TF32 rows under NVIDIA_TF32_OVERRIDE=0").
+TEST_CASE("gpu bench: under NVIDIA_TF32_OVERRIDE=0 conv_layer_bench times no library's TF32 row and says why, "
+          "and without it times them",
+          "[gpu][bench]") {
+  const fs::path dir = fresh_dir("convlab_gpu_bench_tf32_override");
+  // The measurements of one small layer, by method (the first of each), with `env` before the bench.
+  auto bench = [&](const std::vector<std::string>& env, const char* json_name) {
+    std::vector<std::string> argv{"/usr/bin/env"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.insert(argv.end(), {(kBin / "conv_layer_bench").string(), "--layer", "1,8,16,12,12,3,1,1,1", "--no-plans",
+                             "--warmup", "0", "--repeats", "2", "--json", (dir / json_name).string()});
+    const ProcessResult r = run_process(argv, std::chrono::minutes(3));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const json report = read_json(dir / json_name);  // named: a range over a temporary's member would dangle
+    std::map<std::string, json> rows;
+    for (const auto& m : report["layers"][0]["measurements"]) rows.emplace(m["method"].get<std::string>(), m);
+    for (const char* method : {"cuDNN (FP32 FMA math)", "cuDNN (TF32 tensor cores)", "cuBLAS SGEMM on the unroll",
+                               "cuBLAS TF32 on the unroll", "lab 08 step 1 TF32"}) {
+      INFO(method);
+      REQUIRE(rows.count(method) == 1);
+    }
+    return rows;
+  };
+  const std::string cudnn_fp32 = "cuDNN (FP32 FMA math)", cudnn_tf32 = "cuDNN (TF32 tensor cores)",
+                    cublas_tf32 = "cuBLAS TF32 on the unroll", lab08_step1 = "lab 08 step 1 TF32";
+
+  const auto off = bench({"NVIDIA_TF32_OVERRIDE=0"}, "off.json");
+  const bool have_cudnn = off.at(cudnn_fp32).contains("ms");  // else "not built: CMake found no cuDNN"
+  for (const std::string& method : have_cudnn ? std::vector{cublas_tf32, cudnn_tf32} : std::vector{cublas_tf32}) {
+    INFO(off.at(method).dump());
+    CHECK_FALSE(off.at(method).contains("ms"));
+    CHECK_THAT(off.at(method)["error"].get<std::string>(), Catch::Contains("NVIDIA_TF32_OVERRIDE=0"));
+  }
+  CHECK(off.at("cuBLAS SGEMM on the unroll")["ms"].get<double>() > 0);  // float32 rows run as before
+  CHECK(off.at(lab08_step1)["ms"].get<double>() > 0);  // the lab's own PTX: the variable does not reach it
+
+  const auto on = bench({"-u", "NVIDIA_TF32_OVERRIDE"}, "on.json");
+  for (const std::string& method : have_cudnn ? std::vector{cublas_tf32, cudnn_tf32} : std::vector{cublas_tf32}) {
+    INFO(on.at(method).dump());
+    CHECK(on.at(method)["ms"].get<double>() > 0);
+  }
 }
 
 TEST_CASE("gpu bench: the naive kernel's sweep runs and checks every block shape", "[gpu][bench]") {
