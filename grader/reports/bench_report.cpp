@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -162,6 +163,136 @@ std::vector<std::string> lab07_goal_misses(const json& bench) {
   return misses;
 }
 
+namespace {
+
+// The rows lab 08's goals read: the names conv2d_bench and conv_layer_bench give them.
+constexpr const char* kBandedTf32x3 = "lab08 banded_tf32x3";
+constexpr const char* kBandedTf32Bf16 = "lab08 banded_tf32_bf16";
+constexpr const char* kCudnnFp32 = "cuDNN (FP32 FMA math)";
+constexpr const char* kCudnnTf32 = "cuDNN (TF32 tensor cores)";
+constexpr const char* kLab08Step1 = "lab 08 step 1 TF32";
+constexpr const char* kLab08Fp32Steps[] = {"lab 08 step 2 3xTF32", "lab 08 step 5 3xTF32 wgmma",
+                                           "lab 08 step 6 TF32+BF16 wgmma"};
+constexpr int kGoalImage = 8192;               // the image of the 2D goals
+constexpr double kGoalK17Ms = 0.55;            // the K = 17 goal, set on an H100
+constexpr double kGoalStep1OfCudnnTf32 = 0.8;  // step 1's share of cuDNN TF32's speed
+
+// j[key] itself where it is there, else an empty value: the goals keep pointers to rows, so they
+// read the report's own members, never json::value's copies of them.
+const json& member(const json& j, const char* key) {
+  static const json kNone;
+  return j.is_object() && j.contains(key) ? j[key] : kNone;
+}
+
+// A conv layer's measurement that ran and whose outputs passed the check against step 2.
+bool layer_ok(const json& m) { return m.contains("ms") && !m.contains("error") && num(m, "bad_outputs", 0) == 0; }
+// A conv2d row that ran and passed its check against the double reference.
+bool conv2d_ok(const json* r) {
+  return r != nullptr && ran(*r) && r->value("check", json::object()).value("ok", false);
+}
+
+// The verdict of items each met (true), missed (false) or not measured (nullopt).
+GoalCheck::Verdict verdict_of(const std::vector<std::optional<bool>>& items) {
+  if (items.empty()) return GoalCheck::Verdict::not_measured;
+  bool all = true;
+  for (const auto& i : items) {
+    if (i == false) return GoalCheck::Verdict::missed;
+    all &= i.has_value();
+  }
+  return all ? GoalCheck::Verdict::met : GoalCheck::Verdict::not_measured;
+}
+
+// The fastest of `methods` in a layer's measurements that ran and passed, if any.
+const json* fastest_layer_row(const json& layer, std::initializer_list<const char*> methods) {
+  const json* best = nullptr;
+  for (const auto& m : member(layer, "measurements")) {
+    if (!layer_ok(m)) continue;
+    for (const char* method : methods) {
+      if (str(m, "method") == method && (!best || num(m, "ms") < num(*best, "ms"))) best = &m;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<GoalCheck> lab08_goal_checks(const json& bench) {
+  std::vector<GoalCheck> goals;
+  const json& layers = member(member(bench, "layers"), "layers");
+
+  // 1 and 2: the layers, each against its cuDNN row.
+  auto layer_goal = [&](std::string goal, std::initializer_list<const char*> ours, const char* theirs, double share) {
+    GoalCheck g{std::move(goal), GoalCheck::Verdict::not_measured, {}};
+    std::vector<std::optional<bool>> met;
+    for (const auto& l : layers) {
+      const json* us = fastest_layer_row(l, ours);
+      const json* them = fastest_layer_row(l, {theirs});
+      if (!us || !them) {
+        g.items.push_back(fmt::format("{}: not measured ({} did not run or failed its check)", str(l, "name"),
+                                      !us ? "lab 08's step" : theirs));
+        met.push_back(std::nullopt);
+        continue;
+      }
+      const double x = num(*them, "ms") / num(*us, "ms");  // our speed over theirs
+      met.push_back(x >= share);
+      g.items.push_back(fmt::format("{}: {:.2f}× ({} {:.3f} ms against {} {} {:.3f} ms)", str(l, "name"), x,
+                                    str(*us, "method"), num(*us, "ms"), theirs, str(*them, "detail"), num(*them, "ms")));
+    }
+    if (layers.empty()) g.items.push_back("not measured: no layer in this run");
+    g.verdict = verdict_of(met);
+    goals.push_back(std::move(g));
+  };
+  layer_goal("every bench layer: lab 08's best FP32-accurate step (2, 5 or 6) at least as fast as cuDNN's FP32 pick",
+             {kLab08Fp32Steps[0], kLab08Fp32Steps[1], kLab08Fp32Steps[2]}, kCudnnFp32, 1.0);
+  layer_goal(fmt::format("every bench layer: step 1 (1xTF32) at least {:.0f} % of cuDNN TF32's speed",
+                         100 * kGoalStep1OfCudnnTf32),
+             {kLab08Step1}, kCudnnTf32, kGoalStep1OfCudnnTf32);
+
+  // 3 and 4: one 8192² image, against lab 07 and against the clock.
+  const ResultIndex index(member(member(bench, "conv2d"), "results"));
+  const auto row = [&](const char* method, int k) { return index.row(method, kGoalImage, kGoalImage, k); };
+  const std::string image = size_text(kGoalImage, kGoalImage);
+  GoalCheck faster{fmt::format("{}: step 3 (banded 3xTF32) faster than lab 07 at K = 13 and 17", image),
+                   GoalCheck::Verdict::not_measured, {}};
+  std::vector<std::optional<bool>> met;
+  for (int k : {13, 17}) {
+    const json *step3 = row(kBandedTf32x3, k), *lab07 = row(kLab07, k);
+    if (!conv2d_ok(step3) || !conv2d_ok(lab07)) {
+      faster.items.push_back(fmt::format("K = {}: not measured", k));
+      met.push_back(std::nullopt);
+      continue;
+    }
+    const double x = num(*lab07, "ms") / num(*step3, "ms");
+    met.push_back(x > 1.0);
+    faster.items.push_back(
+        fmt::format("K = {}: {:.2f}× ({:.4f} ms against lab 07's {:.4f} ms)", k, x, num(*step3, "ms"), num(*lab07, "ms")));
+  }
+  faster.verdict = verdict_of(met);
+  goals.push_back(std::move(faster));
+
+  const double fma = num(bench.value("ceilings", json::object()), "fma_flops_per_s", 0);
+  const double bound_ms = fma > 0 ? 1e3 * 2.0 * 17 * 17 * kGoalImage * static_cast<double>(kGoalImage) / fma : NAN;
+  GoalCheck k17{fmt::format("{}, K = 17: lab 08's best banded step (3 or 4) within {:.2f} ms and under the FP32 FMA "
+                            "bound of the run",
+                            image, kGoalK17Ms),
+                GoalCheck::Verdict::not_measured, {}};
+  const json* best = nullptr;
+  for (const char* method : {kBandedTf32x3, kBandedTf32Bf16}) {
+    const json* r = row(method, 17);
+    if (conv2d_ok(r) && (!best || num(*r, "ms") < num(*best, "ms"))) best = r;
+  }
+  if (!best || !std::isfinite(bound_ms)) {
+    k17.items.push_back(!best ? "not measured: no banded step ran at K = 17" : "not measured: no FMA rate in the run");
+  } else {
+    const double ms = num(*best, "ms");
+    k17.verdict = ms <= kGoalK17Ms && ms < bound_ms ? GoalCheck::Verdict::met : GoalCheck::Verdict::missed;
+    k17.items.push_back(fmt::format("{} {:.4f} ms; the FMA bound {:.4f} ms at {:.1f} TFLOP/s", str(*best, "method"), ms,
+                                    bound_ms, fma / 1e12));
+  }
+  goals.push_back(std::move(k17));
+  return goals;
+}
+
 std::string bench_summary_markdown(const json& bench) {
   const json& results = bench.at("conv2d").at("results");
   const ResultIndex index(results);
@@ -283,6 +414,14 @@ std::string bench_markdown(const json& bench) {
                                   : fmt::format("**{:.0f} outputs wrong**", bad));
       }
     }
+  }
+  s += "\n## Lab 08's goals (docs/design.md, Targets)\n\n";
+  for (const GoalCheck& g : lab08_goal_checks(bench)) {
+    const char* verdict = g.verdict == GoalCheck::Verdict::met      ? "Met"
+                          : g.verdict == GoalCheck::Verdict::missed ? "Missed"
+                                                                    : "Not measured";
+    s += fmt::format("- **{}**: {}.\n", verdict, g.goal);
+    for (const auto& item : g.items) s += fmt::format("  - {}\n", item);
   }
   const json& sweep = bench.value("sweep", json::object());
   s += "\n## Block-size sweep of the naive kernel (lab 01, both_restrict)\n\n";

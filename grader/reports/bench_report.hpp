@@ -34,7 +34,8 @@ std::optional<PeerBest> fastest_peer(const nlohmann::json& results, int height, 
 void add_peer_ratios(nlohmann::json& results);
 
 /// The whole report: machine, ceilings, protocol; conv2d per image size (ms, GB/s, TFLOP/s,
-/// % of roofline, × fastest peer, check); the goal check of lab 07; conv layers; the sweep.
+/// % of roofline, × fastest peer, check); the goal check of lab 07; conv layers; lab 08's goals;
+/// the sweep.
 std::string bench_markdown(const nlohmann::json& bench);
 
 /// The short table the README's performance section includes: lab 07 (register_tiled) against
@@ -44,6 +45,23 @@ std::string bench_summary_markdown(const nlohmann::json& bench);
 /// The register-tiling goal of the benchmark issue, checked: at least 2× the fastest peer for
 /// K ≤ 7 and never slower. One line per miss; empty when every measured case meets it.
 std::vector<std::string> lab07_goal_misses(const nlohmann::json& bench);
+
+/// One of lab 08's goals (docs/design.md, Targets) checked on a bench.json: met only when every
+/// item it asks for was measured and meets it; missed when a measured item does not; else not
+/// measured (a quick run, no cuDNN, a GPU without the step).
+struct GoalCheck {
+  enum class Verdict { met, missed, not_measured };
+  std::string goal;                ///< what is asked
+  Verdict verdict = Verdict::not_measured;
+  std::vector<std::string> items;  ///< per layer or mask width: the numbers behind the verdict
+};
+
+/// Lab 08's four goals: on every bench layer its best FP32-accurate step (2, 5 or 6) at least as
+/// fast as cuDNN's FP32 pick, and step 1 (1xTF32) at least 80 % of cuDNN TF32's speed; at 8192²,
+/// step 3 (banded 3xTF32) faster than lab 07 at K = 13 and 17, and its best banded step (3 or 4)
+/// at K = 17 within 0.55 ms and under the FP32 FMA bound of the run. Only rows that ran and passed
+/// their check count.
+std::vector<GoalCheck> lab08_goal_checks(const nlohmann::json& bench);
 
 /// Joins the sweep's timed JSON (naive_block_sweep --json) with Nsight Compute's CSV of the
 /// --once run (launch i of the CSV is launch i of `plan`). A missing or failed ncu run leaves

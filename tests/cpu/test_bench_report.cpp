@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "reports/bench_report.hpp"
 #include "system/subprocess.hpp"
@@ -88,6 +89,136 @@ TEST_CASE("bench: the lab 07 goal is 2x the fastest peer up to K=7 and never slo
   good["conv2d"]["results"][0]["ms"] = 0.005;
   good["conv2d"]["results"][5]["ms"] = 0.150;
   CHECK(lab07_goal_misses(good).empty());
+}
+
+namespace {
+
+// A bench.json with lab 08's rows only: one layer, and the 8192² image at K = 13 and 17. Every
+// time is 1 ms unless a test sets it; the FMA rate puts K = 17's bound at 1 ms.
+json lab08_bench() {
+  auto layer_row = [](const std::string& method, double ms) {
+    return json{{"method", method}, {"detail", "algo"}, {"ms", ms}, {"tflops", 1.0}, {"bad_outputs", 0},
+                {"worst_error_over_allowed", 0.01}};
+  };
+  const json layer = {{"name", "B8 C128→128 128×128 K3 P1"},
+                      {"measurements", json::array({layer_row("cuDNN (FP32 FMA math)", 1.0),
+                                                    layer_row("cuDNN (TF32 tensor cores)", 1.0),
+                                                    layer_row("lab 08 step 1 TF32", 1.0),
+                                                    layer_row("lab 08 step 2 3xTF32", 3.0),
+                                                    layer_row("lab 08 step 5 3xTF32 wgmma", 1.0),
+                                                    layer_row("lab 08 step 6 TF32+BF16 wgmma", 2.0)})}};
+  json results = json::array();
+  for (int k : {13, 17}) {
+    for (const char* method : {"lab07 register_tiled", "lab08 banded_tf32x3", "lab08 banded_tf32_bf16"}) {
+      json r = row(method, "lab", 8192, k, 0.5);
+      r["check"] = {{"ok", true}};
+      results.push_back(r);
+    }
+  }
+  json b = sample_bench();
+  b["ceilings"]["fma_flops_per_s"] = 2.0 * 17 * 17 * 8192.0 * 8192.0 / 1e-3;  // K = 17 in exactly 1 ms
+  b["conv2d"]["results"] = results;
+  b["layers"] = {{"layers", json::array({layer})}};
+  return b;
+}
+
+json& layer_row(json& b, const std::string& method) {
+  for (auto& m : b["layers"]["layers"][0]["measurements"]) {
+    if (m["method"] == method) return m;
+  }
+  throw std::runtime_error("no row " + method);
+}
+
+json& image_row(json& b, const std::string& method, int k) {
+  for (auto& r : b["conv2d"]["results"]) {
+    if (r["method"] == method && r["mask_width"] == k) return r;
+  }
+  throw std::runtime_error("no row " + method);
+}
+
+GoalCheck::Verdict verdict(const json& b, std::size_t goal) { return lab08_goal_checks(b).at(goal).verdict; }
+
+}  // namespace
+
+TEST_CASE("bench: lab 08's FP32-accurate goal is met at exactly cuDNN's FP32 time by its fastest step, and missed "
+          "above it",
+          "[bench]") {
+  json b = lab08_bench();
+  CHECK(verdict(b, 0) == GoalCheck::Verdict::met);  // step 5, 1 ms against 1 ms; steps 2 and 6 slower
+  CHECK_THAT(lab08_goal_checks(b)[0].items.at(0), Catch::Contains("1.00× (lab 08 step 5 3xTF32 wgmma 1.000 ms"));
+  layer_row(b, "lab 08 step 5 3xTF32 wgmma")["ms"] = 1.001;
+  CHECK(verdict(b, 0) == GoalCheck::Verdict::missed);
+  layer_row(b, "lab 08 step 6 TF32+BF16 wgmma")["ms"] = 0.9;  // another FP32-accurate step takes its place
+  CHECK(verdict(b, 0) == GoalCheck::Verdict::met);
+}
+
+TEST_CASE("bench: a step whose outputs failed the check does not count toward lab 08's goals", "[bench]") {
+  json b = lab08_bench();
+  layer_row(b, "lab 08 step 6 TF32+BF16 wgmma")["ms"] = 0.5;
+  layer_row(b, "lab 08 step 6 TF32+BF16 wgmma")["bad_outputs"] = 7;
+  layer_row(b, "lab 08 step 5 3xTF32 wgmma")["ms"] = 1.5;
+  CHECK(verdict(b, 0) == GoalCheck::Verdict::missed);  // step 6's 0.5 ms is wrong: step 5's 1.5 ms is ours
+  image_row(b, "lab08 banded_tf32x3", 13)["ms"] = 0.4;
+  image_row(b, "lab08 banded_tf32x3", 17)["ms"] = 0.4;
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::met);
+  image_row(b, "lab08 banded_tf32x3", 13)["check"]["ok"] = false;
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::not_measured);
+}
+
+TEST_CASE("bench: step 1 at exactly 80 % of cuDNN TF32's speed meets its goal, and a hair slower misses it", "[bench]") {
+  json b = lab08_bench();
+  layer_row(b, "cuDNN (TF32 tensor cores)")["ms"] = 0.8;
+  CHECK(verdict(b, 1) == GoalCheck::Verdict::met);
+  layer_row(b, "lab 08 step 1 TF32")["ms"] = 1.001;
+  CHECK(verdict(b, 1) == GoalCheck::Verdict::missed);
+  CHECK_THAT(lab08_goal_checks(b)[1].items.at(0), Catch::Contains("0.80×"));
+}
+
+TEST_CASE("bench: step 3 must be faster than lab 07 at both K = 13 and 17; a tie misses", "[bench]") {
+  json b = lab08_bench();
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::missed);  // 0.5 ms each: not faster
+  image_row(b, "lab08 banded_tf32x3", 13)["ms"] = 0.49;
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::missed);  // K = 17 still ties
+  image_row(b, "lab08 banded_tf32x3", 17)["ms"] = 0.49;
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::met);
+  image_row(b, "lab08 banded_tf32_bf16", 13)["ms"] = 0.1;  // step 4 does not stand in for step 3
+  image_row(b, "lab08 banded_tf32x3", 13)["ms"] = 0.6;
+  CHECK(verdict(b, 2) == GoalCheck::Verdict::missed);
+}
+
+TEST_CASE("bench: K = 17's goal takes the faster banded step and needs both 0.55 ms and the run's FMA bound",
+          "[bench]") {
+  json b = lab08_bench();
+  CHECK(verdict(b, 3) == GoalCheck::Verdict::met);  // 0.5 ms: under 0.55 and the 1 ms bound
+  image_row(b, "lab08 banded_tf32x3", 17)["ms"] = 0.56;
+  CHECK(verdict(b, 3) == GoalCheck::Verdict::met);  // step 4's 0.5 ms is the best banded step
+  image_row(b, "lab08 banded_tf32_bf16", 17)["ms"] = 0.551;
+  CHECK(verdict(b, 3) == GoalCheck::Verdict::missed);  // both over 0.55 ms
+  image_row(b, "lab08 banded_tf32_bf16", 17)["ms"] = 0.5;
+  b["ceilings"]["fma_flops_per_s"] = 2.0 * 17 * 17 * 8192.0 * 8192.0 / 0.5e-3;  // the bound is 0.5 ms now
+  CHECK(verdict(b, 3) == GoalCheck::Verdict::missed);                           // not under it
+  CHECK_THAT(lab08_goal_checks(b)[3].items.at(0), Catch::Contains("the FMA bound 0.5000 ms"));
+}
+
+TEST_CASE("bench: a goal whose rows are not in the run is not measured, never met, and the report says which",
+          "[bench]") {
+  json b = lab08_bench();
+  b["layers"] = {{"error", "conv_layer_bench ended with killed by signal 11"}};
+  b["conv2d"]["results"] = json::array({row("lab07 register_tiled", "lab", 4096, 13, 0.1)});  // a quick run: no 8192²
+  for (const GoalCheck& g : lab08_goal_checks(b)) {
+    INFO(g.goal);
+    CHECK(g.verdict == GoalCheck::Verdict::not_measured);
+    REQUIRE_FALSE(g.items.empty());
+    CHECK_THAT(g.items[0], Catch::Contains("not measured"));
+  }
+  json no_cudnn = lab08_bench();
+  layer_row(no_cudnn, "cuDNN (TF32 tensor cores)") = {{"method", "cuDNN (TF32 tensor cores)"}, {"detail", ""},
+                                                     {"error", "not built: CMake found no cuDNN"}};
+  CHECK(verdict(no_cudnn, 1) == GoalCheck::Verdict::not_measured);
+  const std::string md = bench_markdown(no_cudnn);
+  CHECK_THAT(md, Catch::Contains("## Lab 08's goals (docs/design.md, Targets)"));
+  CHECK_THAT(md, Catch::Contains("- **Not measured**: every bench layer: step 1 (1xTF32) at least 80 % of cuDNN TF32's speed."));
+  CHECK_THAT(md, Catch::Contains("- **Met**: every bench layer: lab 08's best FP32-accurate step"));
 }
 
 TEST_CASE("bench: the summary table names the GPU and the date and gives lab 07 against the peer", "[bench]") {
