@@ -273,6 +273,13 @@ class LayerBench {
     std::fflush(stdout);
   }
 
+  // A row that did not run, and why: printed as the others are.
+  Measurement did_not_run(const std::string& method, const std::string& detail, const std::string& why) const {
+    Measurement m{method, detail, 0, 0, false, 0, 0, why};
+    print(m);
+    return m;
+  }
+
   std::vector<Measurement> run_all() {
     std::vector<Measurement> out;
     float* y = Y_.data();
@@ -295,14 +302,10 @@ class LayerBench {
                               [&] { cudnn_->run(X_.data(), W_.data(), y); }));
       }
     } catch (const std::exception& e) {
-      Measurement m{"cuDNN (FP32 FMA math)", "", 0, 0, false, 0, 0, e.what()};
-      print(m);
-      out.push_back(m);
+      out.push_back(did_not_run("cuDNN (FP32 FMA math)", "", e.what()));
     }
     if (const auto off = library_tf32_off()) {
-      Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, *off};
-      print(m);
-      out.push_back(m);
+      out.push_back(did_not_run("cuDNN (TF32 tensor cores)", "", *off));
     } else {
       try {
         cudnn_tf32_ = std::make_unique<convlab::bench::CudnnConv>(s_, convlab::bench::CudnnMath::tf32);
@@ -310,16 +313,12 @@ class LayerBench {
         out.push_back(measure("cuDNN (TF32 tensor cores)", cudnn_tf32_->algo_name() + " " + cudnn_tf32_->math_name(),
                               [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, 1.0 / 2048.0));
       } catch (const std::exception& e) {
-        Measurement m{"cuDNN (TF32 tensor cores)", "", 0, 0, false, 0, 0, e.what()};
-        print(m);
-        out.push_back(m);
+        out.push_back(did_not_run("cuDNN (TF32 tensor cores)", "", e.what()));
       }
     }
 #else
     for (const char* method : {"cuDNN (FP32 FMA math)", "cuDNN (TF32 tensor cores)"}) {
-      Measurement none{method, "", 0, 0, false, 0, 0, "not built: CMake found no cuDNN"};
-      print(none);
-      out.push_back(none);
+      out.push_back(did_not_run(method, "", "not built: CMake found no cuDNN"));
     }
 #endif
 
@@ -357,7 +356,14 @@ class LayerBench {
     out.push_back(measure("stretch: fused bias + ReLU epilogue", "1 kernel",
                           [&] { lab::conv_layer_bias_relu(args(y), bias_.data()); }, 1.0 / 16777216.0, true));
 
-    // cuBLAS on the explicit unroll: X_unroll of the whole batch, one strided-batched SGEMM.
+    measure_cublas_on_unroll(out, y);
+    return out;
+  }
+
+  // cuBLAS on the explicit unroll: X_unroll of the whole batch, one strided-batched SGEMM, with
+  // and without the unroll's time, then in TF32.
+  void measure_cublas_on_unroll(std::vector<Measurement>& out, float* y) {
+    namespace lab = convlab::lab06;
     try {
       const int HoWo = s_.out_height() * s_.out_width();
       const int Kdim = static_cast<int>(s_.terms_per_output());
@@ -379,9 +385,7 @@ class LayerBench {
       out.push_back(measure("cuBLAS SGEMM on the unroll", "SGEMM alone", sgemm));
       // The same GEMM with TF32 tensor cores (what PyTorch's allow_tf32 gives).
       if (const auto off = library_tf32_off()) {
-        Measurement m{"cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", 0, 0, false, 0, 0, *off};
-        print(m);
-        out.push_back(m);
+        out.push_back(did_not_run("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", *off));
       } else {
         CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_TF32_TENSOR_OP_MATH));
         out.push_back(measure("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", [&] {
@@ -391,11 +395,8 @@ class LayerBench {
         CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
       }
     } catch (const std::exception& e) {
-      Measurement m{"cuBLAS SGEMM on the unroll", "", 0, 0, false, 0, 0, e.what()};
-      print(m);
-      out.push_back(m);
+      out.push_back(did_not_run("cuBLAS SGEMM on the unroll", "", e.what()));
     }
-    return out;
   }
 
   static std::string plan_text(const convlab::lab06::RegisterTilePlan& p) {
