@@ -174,7 +174,7 @@ TEST_CASE("bench: step 1 at exactly 80 % of cuDNN TF32's speed meets its goal, a
   CHECK_THAT(lab08_goal_checks(b)[1].items.at(0), Catch::Contains("0.80×"));
 }
 
-TEST_CASE("bench: step 3 must be faster than lab 07 at both K = 13 and 17; a tie misses", "[bench]") {
+TEST_CASE("bench: step 3 must be faster than lab 07 at both K = 13 and 17, and a tie misses", "[bench]") {
   json b = lab08_bench();
   CHECK(verdict(b, 2) == GoalCheck::Verdict::missed);  // 0.5 ms each: not faster
   image_row(b, "lab08 banded_tf32x3", 13)["ms"] = 0.49;
