@@ -41,6 +41,11 @@ __device__ __forceinline__ unsigned to_tf32(float x) {
 /// The float32 value of a TF32 register (the same bits).
 __device__ __forceinline__ float tf32_value(unsigned bits) { return __uint_as_float(bits); }
 
+/// A value already rounded to TF32 (its 13 low mantissa bits zero: to_tf32's result, or an element of
+/// step 1's reordered tensors, nhwc_tiles.cuh) as the register mma_tf32 takes: the same bits, no
+/// instruction.
+__device__ __forceinline__ unsigned tf32_bits(float rounded) { return __float_as_uint(rounded); }
+
 /// x rounded to the nearest TF32 by integer arithmetic on its bits: add half a TF32 unit (bit 12)
 /// and clear the 13 low bits, so that a carry rounds the magnitude up (ties away from zero, as
 /// to_tf32). Two instructions where `cvt.rna.tf32.f32` takes three or more (counted in the compiled

@@ -3,18 +3,24 @@
 ///        tensor cores. Same file as labs/08-tensor-cores/tensor_core_gemm.cuh, with the steps
 ///        written.
 ///
-/// Block tile BM × kBlockN of Y (BM = 128 for step 1 on layers of more than 64 filters, else 64), reduction
-/// slices of kSliceDepth = 16 (two k-steps of the MMA), kStages of them in flight, 8 warps as
-/// 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8,
-/// whose accumulators its threads hold, 4 floats per tile each (mma_tf32.cuh's drawing).
+/// Block tile BM × kBlockN of Y (BM = 128 for step 1 on layers of more than 64 filters, else 64),
+/// kStages reduction slices in flight, 8 warps as 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of
+/// Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8, whose accumulators its threads hold, 4 floats per
+/// tile each (mma_tf32.cuh's drawing). Step 1 reads slices kNhwcSliceDepth = 32 deep (four
+/// k-steps) from the reordered tensors, K-major (nhwc_tiles.cuh); step 2 slices kSliceDepth = 16
+/// deep (two k-steps) from lab 06's loader, k-major rows (layer_tiles.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "convlab/ceil_div.hpp"
 #include "convlab/lab08_config.hpp"
 #include "layer_tiles.cuh"
+#include "ldmatrix.cuh"
 #include "mma_tf32.cuh"
+#include "nhwc_tiles.cuh"
 
 namespace convlab::lab08 {
 
@@ -31,25 +37,31 @@ struct WarpCoords {
 // ==== BEGIN STEP 1: TF32 fragments and MMAs ====
 inline constexpr bool kStep1Written = true;  // true once mma_step_tf32 is written
 
-/// Step 1: one k-step (k = kk .. kk + 7 of the slice) of the warp's MT × NT tiles, 1xTF32: every
-/// operand rounded to TF32, one MMA per tile. As[k][m] and Bs[k][n] are the slice in shared
-/// memory (lab 06 step 3b's layout: A transposed); acc[mt][nt][e] is element e of tile (mt, nt)
-/// as the drawing in mma_tf32.cuh numbers D's registers.
-template <int MT, int NT, int A_LD, int B_LD>
-__device__ __forceinline__ void mma_step_tf32(const float (&As)[kSliceDepth][A_LD], const float (&Bs)[kSliceDepth][B_LD],
-                                              int kk, const WarpCoords& w, float (&acc)[MT][NT][4]) {
-  unsigned b[NT][2];  // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4
+/// Step 1: one k-step (k = kk .. kk + 7 of the slice) of the warp's MT × NT tiles, 1xTF32: one MMA
+/// per tile. As[m][k] and Bs[n][k] are the slice in shared memory, both K-major (nhwc_tiles.cuh:
+/// the layout the instruction's `.row.col` names), their values already rounded to TF32 by the
+/// given passes before the kernel; acc[mt][nt][e] is element e of tile (mt, nt) as the drawing in
+/// mma_tf32.cuh numbers D's registers. Each fragment comes in one ldmatrix (ldmatrix.cuh): a 16 × 8
+/// block of K-major floats is A's fragment of one tile row, or B's of two tile columns.
+template <int MT, int NT, int A_ROWS, int B_ROWS, int LD>
+__device__ __forceinline__ void mma_step_tf32(const float (&As)[A_ROWS][LD], const float (&Bs)[B_ROWS][LD], int kk,
+                                              const WarpCoords& w, float (&acc)[MT][NT][4]) {
+  static_assert(NT % 2 == 0, "B's fragments two tile columns at a time");
+  const int lane = 4 * w.gid + w.tig;
+  const int row = a_row(lane), k = kk + a_column(lane);  // the 16 × 8 block's row this lane points at
+  // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4. ldmatrix's matrices
+  // 0..3 of the 16 columns from nt = 2j are b0 of 2j, b0 of 2j + 1, b1 of 2j, b1 of 2j + 1.
+  unsigned b[NT][2];
 #pragma unroll
-  for (int nt = 0; nt < NT; ++nt) {
-    const int n = w.warp_n * 32 + nt * kMmaN + w.gid;
-    b[nt][0] = to_tf32(Bs[kk + w.tig][n]);
-    b[nt][1] = to_tf32(Bs[kk + w.tig + 4][n]);
+  for (int j = 0; j < NT / 2; ++j) {
+    unsigned d[4];
+    load_a_fragment(d, shared_address(&Bs[w.warp_n * 32 + j * 2 * kMmaN + row][k]));
+    b[2 * j][0] = d[0], b[2 * j + 1][0] = d[1], b[2 * j][1] = d[2], b[2 * j + 1][1] = d[3];
   }
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
-    const int m = w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid;
-    const unsigned a[4] = {to_tf32(As[kk + w.tig][m]), to_tf32(As[kk + w.tig][m + 8]),
-                           to_tf32(As[kk + w.tig + 4][m]), to_tf32(As[kk + w.tig + 4][m + 8])};
+    unsigned a[4];  // rows warp_m·(MT·16) + mt·16 + gid and + 8, k = kk + tig and kk + tig + 4
+    load_a_fragment(a, shared_address(&As[w.warp_m * (MT * kMmaM) + mt * kMmaM + row][k]));
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) mma_tf32(acc[mt][nt], a, b[nt][0], b[nt][1]);
   }
@@ -101,20 +113,121 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
 }
 // ==== END STEP 2 ====
 
-/// The kernel both steps run (given): lab 06 step 3c's pipeline — kStages slices in flight by
-/// cp.async, one multiplied — with the multiply done by mma_step_tf32 or mma_step_tf32x3 (whose
-/// slice sum `part` it adds into `acc`, rounding to nearest, after every slice). Block
-/// (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the reduction;
-/// with more than one split (`atomic`) it adds its tile into a zeroed Y.
+/// A warp's MT × NT accumulator tiles into Y [B][M][Ho][Wo] (given), or added to it with atomics
+/// (`atomic`: split-K, into a zeroed Y). D's registers (mma_tf32.cuh): e = 0, 1 are row gid,
+/// columns 2·tig + e; e = 2, 3 the same of row gid + 8. Where Ho·Wo is even, columns n and n + 1
+/// (n even) lie side by side in one image's row of Y, 8 bytes aligned: one 8-byte store or
+/// atomic add takes both.
+template <int MT, int NT>
+__device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], float* Y, const Geometry& g, int m0,
+                                                int n0, const WarpCoords& w, bool atomic) {
+  const bool pairs = g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int n = n0 + w.warp_n * 32 + nt * kMmaN + 2 * w.tig;  // even
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = m0 + w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid + 8 * half;
+        if (row >= g.M) continue;
+        const float* v = &acc[mt][nt][2 * half];
+        if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
+          const int b = n / g.HoWo;
+          float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + row * g.HoWo + (n - b * g.HoWo)));
+          if (atomic) {
+            atomicAdd(y, make_float2(v[0], v[1]));
+          } else {
+            *y = make_float2(v[0], v[1]);
+          }
+          continue;
+        }
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          if (pairs || n + e >= g.N) continue;
+          const int b = (n + e) / g.HoWo;
+          float* y = Y + (b * g.M * g.HoWo + row * g.HoWo + (n + e - b * g.HoWo));  // Y[b][row][h][w]
+          if (atomic) {
+            atomicAdd(y, v[e]);
+          } else {
+            *y = v[e];
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Step 1's kernel (given): lab 06 step 3c's pipeline — kStages slices in flight by cp.async, one
+/// multiplied — fed from the reordered tensors (nhwc_tiles.cuh) in kNhwcSliceDepth-deep slices
+/// of 16-byte chunks, with the multiply done by mma_step_tf32. Xr and Wr are X and W as
+/// nhwc::to_channels_last and nhwc::order_weights_tap_channel leave them, with `cp` channels.
+/// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
+/// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y.
+/// Dynamic shared memory: nhwc_shared_bytes(BM) (lab08_config.hpp).
+template <int BM>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+tensor_core_gemm_tf32(const float* __restrict__ Xr, const float* __restrict__ Wr, float* __restrict__ Y, Geometry g,
+                      int k_tiles_per_split, bool atomic, int cp) {
+  constexpr int BN = kBlockN, BK = kNhwcSliceDepth, LD = kNhwcPitch;
+  constexpr int MT = BM / kWarpsM / kMmaM;  // MMA tiles per warp, down
+  constexpr int NT = BN / kWarpsN / kMmaN;  // and across
+  static_assert(BM == 64 || BM == 128, "two warp rows of 16-row MMA tiles");
+  static_assert(NT == 4 && BK % kMmaK == 0, "a warp's 32 columns are four 8-column MMA tiles");
+  using ATile = float[BM][LD];  // As[m][k] = Wr[m0 + m][k0 + k]
+  using BTile = float[BN][LD];  // Bs[n][k] = unrolled (k0 + k, n0 + n) of Xr
+  extern __shared__ __align__(16) float smem[];
+  ATile* As = reinterpret_cast<ATile*>(smem);                      // [kStages]
+  BTile* Bs = reinterpret_cast<BTile*>(smem + kStages * BM * LD);  // [kStages]
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const WarpCoords w{warp / kWarpsN, warp % kWarpsN, lane / 4, lane % 4};
+  const int m0 = blockIdx.y * BM;
+  const int n0 = blockIdx.x * BN;
+  const int k_tiles = ceil_div(g.KK * cp, BK);
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  if (kt_begin >= kt_end) return;
+  nhwc::ChunkLoader<BM, BN, BK, kThreads> load(g, cp, m0, n0, kt_begin);
+
+  float acc[MT][NT][4] = {};  // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
+
+  // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (kt_begin + s < kt_end) load.issue(kt_begin + s, As[s], Bs[s], Xr, Wr, g);
+    tiles::copy_async_commit();
+  }
+  int stage = 0;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    tiles::copy_async_wait<kStages - 2>();  // slice kt has landed for this thread ...
+    __syncthreads();                        // ... and for all; everyone is done with slice kt - 1
+    const int next = kt + kStages - 1;
+    const int next_stage = stage == 0 ? kStages - 1 : stage - 1;
+    if (next < kt_end) load.issue(next, As[next_stage], Bs[next_stage], Xr, Wr, g);
+    tiles::copy_async_commit();
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
+    stage = stage == kStages - 1 ? 0 : stage + 1;
+  }
+  tiles::copy_async_wait<0>();
+  store_warp_tile(acc, Y, g, m0, n0, w, atomic);
+}
+
+/// Step 2's kernel (given): lab 06 step 3c's pipeline fed by lab 06's loader (layer_tiles.cuh,
+/// As[k][m] and Bs[k][n], unrounded), the multiply done by mma_step_tf32x3, whose slice sum `part`
+/// it adds into `acc`, rounding to nearest, after every slice. Block (x, y, z) sums the slices
+/// [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the reduction; with more than one split
+/// (`atomic`) it adds its tile into a zeroed Y.
 /// Dynamic shared memory: shared_bytes(BM) (lab08_config.hpp).
-template <Precision P, int BM>
+template <int BM>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
 tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __restrict__ Y, Geometry g,
                  int k_tiles_per_split, bool atomic) {
   constexpr int BN = kBlockN, BK = kSliceDepth;
   constexpr int MT = BM / kWarpsM / kMmaM;  // MMA tiles per warp, down
   constexpr int NT = BN / kWarpsN / kMmaN;  // and across
-  static_assert(BM == 64 || BM == 128, "two warp rows of 16-row MMA tiles");
+  static_assert(BM == 64, "two sets of accumulators: 64-row tiles (lab08::block_m)");
   static_assert(NT == 4 && BK % kMmaK == 0, "a warp's 32 columns are four 8-column MMA tiles");
   static_assert((BM + kPad) % 32 == 8 && (BN + kPad) % 32 == 8, "fragment loads on 32 banks");
   using ATile = float[BK][BM + kPad];  // As[k][m] = W[m0 + m][k0 + k]
@@ -134,8 +247,7 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
   tiles::SliceLoader<BM, BN, BK, kThreads> load(g, m0, n0, kt_begin);
 
   float acc[MT][NT][4] = {};   // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
-  float part[P == Precision::tf32 ? 1 : MT][NT][4] = {};  // 3xTF32: the current slice's sum
-  (void)part;
+  float part[MT][NT][4] = {};  // the current slice's sum
 
   // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
 #pragma unroll
@@ -152,53 +264,20 @@ tensor_core_gemm(const float* __restrict__ X, const float* __restrict__ Wt, floa
     if (next < kt_end) load.template issue<true>(next, As[next_stage], Bs[next_stage], X, Wt, g);
     tiles::copy_async_commit();
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += kMmaK) {
-      if constexpr (P == Precision::tf32) {
-        mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
-      } else {
-        mma_step_tf32x3(As[stage], Bs[stage], kk, w, part);
-      }
-    }
-    if constexpr (P != Precision::tf32) {  // the slice's sum into acc, rounded to nearest
+    for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32x3(As[stage], Bs[stage], kk, w, part);
+    // the slice's sum into acc, rounded to nearest
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
+    for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
+      for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e], part[mt][nt][e] = 0.0f;
-        }
+        for (int e = 0; e < 4; ++e) acc[mt][nt][e] += part[mt][nt][e], part[mt][nt][e] = 0.0f;
       }
     }
     stage = stage == kStages - 1 ? 0 : stage + 1;
   }
   tiles::copy_async_wait<0>();
-
-  // D's registers (mma_tf32.cuh): e = 0, 1 are row gid, columns 2·tig + e; e = 2, 3 row gid + 8.
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt) {
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int n = n0 + w.warp_n * 32 + nt * kMmaN + 2 * w.tig + e;
-      if (n >= g.N) continue;
-      const int b = n / g.HoWo;
-      float* y = Y + (b * g.M * g.HoWo + (n - b * g.HoWo));  // Y[b][0][h][w]; filter m at + m·HoWo
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        const int m = m0 + w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = m + 8 * half;
-          const float v = acc[mt][nt][2 * half + e];
-          if (row >= g.M) continue;
-          if (atomic) {
-            atomicAdd(y + row * g.HoWo, v);
-          } else {
-            y[row * g.HoWo] = v;
-          }
-        }
-      }
-    }
-  }
+  store_warp_tile(acc, Y, g, m0, n0, w, atomic);
 }
 
 }  // namespace convlab::lab08

@@ -5,8 +5,11 @@
 //            memory as lab 06 step 3c feeds it; the multiply-adds run on tensor cores
 //            (tensor_core_gemm.cuh).
 // Adds:      over lab 06 step 3d, the tensor cores' arithmetic: step 1 rounds every operand to
-//            TF32 (checked with the TF32 tolerance); step 2 splits each into two TF32 parts and
-//            sums three products (checked with labs 01–07's FP32 tolerance). Few column tiles
+//            TF32 (checked with the TF32 tolerance), once per call, as two passes put X
+//            channels-last and W tap-major (nhwc_tiles.cuh), so that its kernel copies 16 bytes at
+//            a time into K-major tiles and hands them to the MMAs as they are; step 2 splits each
+//            operand into two TF32 parts and sums three products (checked with labs 01–07's FP32
+//            tolerance), on lab 06's loader. Few column tiles
 //            (a small image, a small batch) share each output's reduction between blocks
 //            (split-K, lab08_config.hpp). Step 5 is step 2 on Hopper's warpgroup MMA
 //            (wgmma_gemm.cuh): B split once per block into shared-memory planes that the tensor
@@ -22,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <memory>
 #include <stdexcept>
 
@@ -64,40 +68,72 @@ int sm_count() {
   return sms;
 }
 
-/// Launches kKernel, one of the GEMM kernels, over the layer's tiles of bm × bn outputs and slices
-/// `depth` deep, with `splits` blocks sharing each tile's reduction (split-K: atomic adds into a Y
-/// zeroed first). W is the weights as the kernel reads them. A kernel of more than 48 KB of
+/// How launch_split_k runs a GEMM kernel: its block (threads, dynamic shared memory), its tile of
+/// bm × bn outputs, and its reduction, `reduction` terms long in slices `depth` deep, shared by
+/// `splits` blocks (split-K: atomic adds into a Y zeroed first).
+struct GemmLaunch {
+  int threads, smem, bm, bn, splits, depth, reduction;
+};
+
+/// Launches kKernel, one of the GEMM kernels, over the layer's tiles: X and W are the operands as
+/// the kernel reads them, `extra` its parameters after the split's. A kernel of more than 48 KB of
 /// dynamic shared memory must opt in to it, once.
-template <auto kKernel>
-void launch_split_k(int threads, int smem, int bm, int bn, int splits, const float* W, const ConvLayerArgs& a,
-                    const Geometry& g, int depth = kSliceDepth) {
-  static const bool opted_in = [smem] {
+template <auto kKernel, typename... Extra>
+void launch_split_k(const GemmLaunch& l, const float* X, const float* W, const ConvLayerArgs& a, const Geometry& g,
+                    Extra... extra) {
+  static const bool opted_in = [smem = l.smem] {
     CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return true;
   }();
   (void)opted_in;
-  const int k_tiles = ceil_div(g.Kdim, depth);
-  const int per_split = ceil_div(k_tiles, splits);
-  const dim3 grid(ceil_div(g.N, bn), ceil_div(g.M, bm), ceil_div(k_tiles, per_split));
+  const int k_tiles = ceil_div(l.reduction, l.depth);
+  const int per_split = ceil_div(k_tiles, l.splits);
+  const dim3 grid(ceil_div(g.N, l.bn), ceil_div(g.M, l.bm), ceil_div(k_tiles, per_split));
   if (grid.z > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
-  kKernel<<<grid, threads, smem>>>(a.X, W, a.Y, g, per_split, grid.z > 1);
+  kKernel<<<grid, l.threads, l.smem>>>(X, W, a.Y, g, per_split, grid.z > 1, extra...);
   CUDA_CHECK(cudaGetLastError());
 }
 
-template <Precision P, int BM>
-void launch(const ConvLayerArgs& a, const Geometry& g) {
-  launch_split_k<tensor_core_gemm<P, BM>>(kThreads, shared_bytes(BM), BM, kBlockN, split_k(a.shape, BM, sm_count()),
-                                          a.W, a, g);
+/// A device buffer kept between calls in `slot` and grown to the largest size asked for: the
+/// launchers' reordered copies of X and W, made once per call.
+float* kept_buffer(std::unique_ptr<DeviceBuffer<float>>& slot, std::size_t n) {
+  if (!slot || slot->size() < n) {
+    slot.reset();  // free the smaller one first
+    slot = std::make_unique<DeviceBuffer<float>>(n, 0);
+  }
+  return slot->data();
 }
 
-template <Precision P>
-void run(const ConvLayerArgs& a) {
-  require_tensor_cores();
-  const Geometry g = tiles::make_geometry(a.shape, kSliceDepth);
-  if constexpr (block_m(P, 1000) == 128) {  // only step 1 has 128-row tiles: no kernel compiled for none
-    if (block_m(P, g.M) == 128) return launch<P, 128>(a, g);
+/// Step 2's kernel on 64-row tiles (block_m), split as split_k says.
+void launch_tf32x3(const ConvLayerArgs& a, const Geometry& g) {
+  const GemmLaunch l{kThreads, shared_bytes(64), 64, kBlockN, split_k(a.shape, 64, sm_count()), kSliceDepth, g.Kdim};
+  launch_split_k<tensor_core_gemm<64>>(l, a.X, a.W, a, g);
+}
+
+/// Step 1: X and W reordered and rounded to TF32 (nhwc_tiles.cuh), then its kernel on BM-row tiles.
+template <int BM>
+void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
+  static std::unique_ptr<DeviceBuffer<float>> xr_slot, wr_slot;
+  const int cp = padded_channels(g.C);
+  const long long xr_elements = static_cast<long long>(a.shape.batch) * g.HW * cp;
+  const long long wr_elements = static_cast<long long>(g.M) * g.KK * cp;
+  if (xr_elements > INT_MAX || wr_elements > INT_MAX) {
+    throw std::invalid_argument("lab08 step 1: the channels-last copy of X or W would have 2^31 elements or more "
+                                "(int indexing)");
   }
-  launch<P, 64>(a, g);
+  float* Xr = kept_buffer(xr_slot, static_cast<std::size_t>(xr_elements));
+  float* Wr = kept_buffer(wr_slot, static_cast<std::size_t>(wr_elements));
+  constexpr int kTile = 32;
+  const dim3 transpose_grid(ceil_div(g.W, kTile) * ceil_div(cp, kTile), g.H, a.shape.batch);
+  nhwc::to_channels_last<kTile><<<transpose_grid, kTile * 8>>>(a.X, Xr, g, cp);
+  CUDA_CHECK(cudaGetLastError());
+  const int weight_blocks = static_cast<int>(std::min<long long>(ceil_div(wr_elements, kChunkFloats * 256LL), 4096));
+  nhwc::order_weights_tap_channel<><<<weight_blocks, 256>>>(a.W, Wr, g, cp);
+  CUDA_CHECK(cudaGetLastError());
+
+  const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, nhwc_split_k(a.shape, BM, sm_count()),
+                     kNhwcSliceDepth, g.KK * cp};
+  launch_split_k<tensor_core_gemm_tf32<BM>>(l, Xr, Wr, a, g, cp);
 }
 
 /// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (tiles::order_weights_group_tap),
@@ -108,23 +144,20 @@ template <int DEPTH>
 const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& g) {
   static std::unique_ptr<DeviceBuffer<float>> ordered;
   const std::size_t n = a.shape.weight_elements();
-  if (!ordered || ordered->size() < n) {
-    ordered.reset();  // free the smaller one first
-    ordered = std::make_unique<DeviceBuffer<float>>(n, 0);
-  }
+  float* Wg = kept_buffer(ordered, n);
   const int blocks = static_cast<int>(std::min<std::size_t>(ceil_div(n, std::size_t{256}), 4096));
-  tiles::order_weights_group_tap<DEPTH><<<blocks, 256>>>(a.W, ordered->data(), g);
+  tiles::order_weights_group_tap<DEPTH><<<blocks, 256>>>(a.W, Wg, g);
   CUDA_CHECK(cudaGetLastError());
-  return ordered->data();
+  return Wg;
 }
 
 template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 void launch_wgmma(const ConvLayerArgs& a, int splits) {
   const Geometry g = tiles::make_geometry(a.shape, Tile::DEPTH);
   const float* W = GROUP_TAP ? weights_in_group_tap_order<Tile::DEPTH>(a, g) : a.W;
-  launch_split_k<wgmma_gemm<Arith, Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(WG * kWarpgroupThreads,
-                                                                 wgmma_shared_bytes<Tile>(WG, GROUP_TAP),
-                                                                 wgmma_block_m(WG), Tile::N, splits, W, a, g, Tile::DEPTH);
+  const GemmLaunch l{WG * kWarpgroupThreads, wgmma_shared_bytes<Tile>(WG, GROUP_TAP), wgmma_block_m(WG), Tile::N,
+                     splits, Tile::DEPTH, g.Kdim};
+  launch_split_k<wgmma_gemm<Arith, Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(l, a.X, W, a, g);
 }
 
 /// The wide tile: the group-tap gather on whole groups of 16 channels; one warpgroup 3 blocks
@@ -160,7 +193,10 @@ void conv_layer_tf32(const ConvLayerArgs& a) {
     return not_implemented("lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32 in tensor_core_gemm.cuh, "
                            "then set kStep1Written = true");
   }
-  run<Precision::tf32>(a);
+  require_tensor_cores();
+  const Geometry g = tiles::make_geometry(a.shape, kNhwcSliceDepth);
+  if (block_m(Precision::tf32, g.M) == 128) return launch_tf32<128>(a, g);
+  launch_tf32<64>(a, g);
 }
 
 void conv_layer_tf32x3(const ConvLayerArgs& a) {
@@ -175,7 +211,8 @@ void conv_layer_tf32x3(const ConvLayerArgs& a) {
     CUDA_CHECK(cudaGetLastError());
     return;
   }
-  run<Precision::tf32x3>(a);
+  require_tensor_cores();
+  launch_tf32x3(a, g);
 }
 
 void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a) {

@@ -21,28 +21,75 @@ ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int
 
 }  // namespace
 
-TEST_CASE("lab08 analysis: a 64-filter layer is one 64x128 tile, 9 slices, 1152 MMAs for step 1 and three times that "
-          "for step 2",
+TEST_CASE("lab08 analysis: a 64-filter layer is one 64x128 tile, 5 slices of 32 for step 1 (1280 MMAs) and 9 of 16 for "
+          "step 2 (three times 1152)",
           "[analysis][lab08]") {
-  // B1 C16→64 8×8 K3 P1: N = 64 columns (one 128-wide tile), M = 64 (BM = 64), C·K·K = 144
-  // (9 slices of 16). Per slice and block: 64/16 · 128/8 · 16/8 = 128 MMAs. One tile on 132 SMs
-  // wants splits, but 9 slices leave no split 8 of them: no split-K.
+  // B1 C16→64 8×8 K3 P1: N = 64 columns (one 128-wide tile), M = 64 (BM = 64), C·K·K = 144. Step 1
+  // reads K·K·Cp = 144 terms (Cp = 16) in 5 slices of 32, the last half padding: per slice and
+  // block 64/16 · 128/8 · 32/8 = 256 MMAs. Step 2: 9 slices of 16, 128 MMAs each, three products.
+  // One tile on 132 SMs wants splits, but neither leaves 8 slices to each part: no split-K.
   const TensorCoreAnalysis a = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132);
   for (const TensorCoreStep& s : a.steps) {
     INFO(s.name);
     CHECK(s.plan.bm == 64);
     CHECK(s.plan.bn == 128);
-    CHECK(s.plan.bk == 16);
     CHECK(s.effective_splits == 1);
-    CHECK(s.issued_fmas == 64LL * 128 * 16 * 9);
   }
+  const TensorCoreStep& one = a.step("tf32");
+  const TensorCoreStep& three = a.step("tf32x3");
+  CHECK(one.plan.bk == 32);
+  CHECK(three.plan.bk == 16);
+  CHECK(one.issued_fmas == 64LL * 128 * 32 * 5);
+  CHECK(three.issued_fmas == 64LL * 128 * 16 * 9);
   CHECK(a.n == 144);
   CHECK(a.useful_fmas == 64LL * 64 * 144);
-  CHECK(a.step("tf32").mmas == 128 * 9);
-  CHECK(a.step("tf32x3").mmas == 3 * 128 * 9);
-  CHECK(a.step("tf32").mma_flops == Approx(2.0 * 64 * 128 * 144));
-  CHECK_FALSE(a.step("tf32x3").on_cuda_cores);
+  CHECK(one.mmas == 256 * 5);
+  CHECK(three.mmas == 3 * 128 * 9);
+  CHECK(one.mma_flops == Approx(2.0 * 64 * 128 * 160));
+  CHECK_FALSE(three.on_cuda_cores);
   CHECK_THROWS_AS(a.step("tf32x4"), std::out_of_range);
+}
+
+TEST_CASE("lab08 analysis: step 1 copies 16 bytes at a time, each filter's chunks once per column tile and each input "
+          "chunk once per tap inside X, after reordering both",
+          "[analysis][lab08]") {
+  // B1 C3→8 5×5 K3 P1: Cp = 4, so K·K·Cp = 36 terms, 2 slices of 32 (one 64 × 128 tile). Issued:
+  // 2 slices · (64 + 128) rows · 8 chunks = 3072. Read: W's 8 filters · 36/4 chunks = 72; X: taps
+  // inside per axis 2 + 3 + 3 + 3 + 2 = 13 (the edge outputs lose one to the padding), 13² of the
+  // 5² · 9 = 225 (output, tap) pairs, one chunk each (Cp = 4) = 169.
+  const TensorCoreStep& one = analyze_lab08(layer(1, 3, 8, 5, 5, 3, 1, 1, 1), 132).step("tf32");
+  CHECK(one.copy_bytes == 16);
+  CHECK(one.async_copies == 2LL * (64 + 128) * 8);
+  CHECK(one.async_copies_read == 72 + 169);
+  CHECK(one.reordered_floats == 5 * 5 * 4 + 8 * 36);
+  CHECK(one.global_stores == 8 * 25);
+  CHECK(one.mmas == 2 * (64 / 16) * (128 / 8) * (32 / 8));
+  // Cp = 4: a slice spans 8 taps, and a warp's copy reads some pixels at two of them (next test)
+  CHECK(one.async_copies_distinct < one.async_copies_read);
+  // Step 2 (on the tensor cores from n = 35) copies 4 bytes at a time and reorders nothing.
+  const TensorCoreStep& three = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3");
+  CHECK_FALSE(three.on_cuda_cores);
+  CHECK(three.copy_bytes == 4);
+  CHECK(three.reordered_floats == 0);
+}
+
+TEST_CASE("lab08 analysis: where a slice of step 1 spans taps, a warp reads one pixel's chunk at two taps, and ncu's "
+          "distinct chunks count it once",
+          "[analysis][lab08]") {
+  // B1 C4→1 1×2 K3 P1: Cp = 4, a chunk is a tap, slice 0 taps 0..7 (chunk j = tap j), slice 1
+  // tap 8. One warp's copy holds columns 0 and 1 (outputs w = 0, 1) at every chunk j. Only the
+  // middle mask row (taps 3, 4, 5) lies in the one input row: column 0 reads pixels 0, 1 at taps
+  // 4, 5; column 1 pixels 0, 1 at taps 3, 4: four reads of two chunks. W: 9 chunks, all read.
+  const TensorCoreStep& one = analyze_lab08(layer(1, 4, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
+  CHECK(one.async_copies_read == 9 + 4);
+  CHECK(one.async_copies_distinct == 9 + 2);
+  // A slice inside one tap (Cp a multiple of the slice depth): every read is distinct.
+  const TensorCoreStep& wide = analyze_lab08(layer(1, 64, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
+  CHECK(wide.async_copies_distinct == wide.async_copies_read);
+  // 28 channels, padded to 28, not a multiple of 32: slices span taps, and the walk still counts
+  // each pixel at most once per warp's copy
+  const TensorCoreStep& ragged = analyze_lab08(layer(2, 28, 40, 9, 9, 3, 1, 1, 1), 132).step("tf32");
+  CHECK(ragged.async_copies_distinct < ragged.async_copies_read);
 }
 
 TEST_CASE("lab08 analysis: on a 128-filter layer step 1 takes 128-row tiles and step 2 64-row ones, each with its own "

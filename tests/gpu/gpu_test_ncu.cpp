@@ -278,6 +278,24 @@ TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal th
                   measured, a.step(step).mmas);
       CHECK(measured == static_cast<double>(a.step(step).mmas));
     }
+    // Step 1's 16-byte copies: one LDGSTS a warp for every 32 the model issues (no lane predicated
+    // off), and the bytes of those that read X or W (a zero-fill copy reads none), each distinct
+    // chunk of a warp's copy once: on an H200, B2 C16→40 28×28 (Cp = 16, two taps a slice) measured
+    // 939,776 bytes where its threads read 1,160,192; C64 (one tap a slice) both 619,520.
+    const analysis::TensorCoreStep& one = a.step("tf32");
+    std::string out;
+    const auto m = ncu_metrics(ncu, "08", "tf32", dir, "tensor_core_gemm_tf32", 1,
+                               {grader::kMetricAsyncCopyBytes, grader::kMetricAsyncCopyInsts}, &out);
+    INFO(out);
+    REQUIRE(m.count(grader::kMetricAsyncCopyBytes));
+    REQUIRE(m.count(grader::kMetricAsyncCopyInsts));
+    std::printf("ncu-vs-model lab08 tf32    %-40s cp.async bytes measured %.0f predicted %lld, instructions %.0f "
+                "predicted %lld\n",
+                s.describe().c_str(), m.at(grader::kMetricAsyncCopyBytes), one.copy_bytes * one.async_copies_distinct,
+                m.at(grader::kMetricAsyncCopyInsts), one.async_copies / 32);
+    CHECK(one.copy_bytes == 16);
+    CHECK(m.at(grader::kMetricAsyncCopyBytes) == static_cast<double>(one.copy_bytes * one.async_copies_distinct));
+    CHECK(m.at(grader::kMetricAsyncCopyInsts) * 32.0 == static_cast<double>(one.async_copies));
   }
   // Step 5 (Hopper's wgmma, compute capability 9.0 only): ncu counts each warpgroup instruction
   // once per warp in sm__inst_executed_pipe_tensor_op_gmma.sum. One warpgroup with the

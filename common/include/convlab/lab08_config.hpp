@@ -50,9 +50,8 @@ inline constexpr int kThreads = 32 * kWarpsM * kWarpsN;  ///< threads per block
 /// different banks.
 inline constexpr int kPad = 8;
 
-/// Shared memory of one block: kStages slices of As [kSliceDepth][BM + kPad] and
-/// Bs [kSliceDepth][kBlockN + kPad] (above the 48 KB of static shared memory for BM = 128, so
-/// the launcher opts in to more).
+/// Shared memory of one step 2 block: kStages slices of As [kSliceDepth][BM + kPad] and
+/// Bs [kSliceDepth][kBlockN + kPad] (step 1's: nhwc_shared_bytes).
 constexpr int shared_bytes(int bm) { return kStages * kSliceDepth * (bm + kPad + kBlockN + kPad) * 4; }
 
 /// 3xTF32 reaches FP32 accuracy only when the reduction is long enough: each product carries up
@@ -112,6 +111,49 @@ inline int least_busy_split(long long tiles, long long slices, long long slots, 
 /// @param sms streaming multiprocessors of the GPU
 inline int split_k(const ConvLayerShape& s, int bm, int sms) {
   const SplitWork w = split_work(s, bm, kBlockN);
+  return least_busy_split(w.tiles, w.slices, static_cast<long long>(sms) * kMinBlocks, sms);
+}
+
+// ---- Step 1's feed: the layer reordered once per call (nhwc_tiles.cuh) ----
+//
+// Step 1 does not gather lab 06's unrolled matrix one float at a time. Before its kernel, two
+// passes over the tensors put X in
+// channels-last order, Xr [B][H][W][Cp], and W in tap-major order, Wr [M][K·K·Cp], both rounded
+// to TF32 once, with the channels padded by zeros to Cp, a multiple of 4. Reduction index
+// k' = (p·K + q)·Cp + c: four consecutive k' are four channels of one tap, 16 contiguous bytes
+// of Xr (one position) and of Wr (one filter), so each is one 16-byte cp.async into a
+// K-major tile, As[m][k'] and Bs[n][k'], the layout `mma.sync ... .row.col` names. What it
+// removes: the 4-byte gathers of lab 06's loader (16 per MMA on the bench's largest layer) and
+// step 1's conversions of every fragment value at every k-step.
+
+/// Floats of one chunk: a cp.async of 16 bytes, four consecutive k' of one tap.
+inline constexpr int kChunkFloats = 4;
+/// Step 1's slice depth: 4 k-steps of the MMA per barrier, twice kSliceDepth.
+inline constexpr int kNhwcSliceDepth = 32;
+/// The K-major tiles' row pitch in floats: the slice plus 4, so that the pitch is 4 (mod 32)
+/// and a warp's fragment load (rows base + g, columns kk + t) touches 32 different banks, and a
+/// row stays a whole number of 16-byte chunks.
+inline constexpr int kNhwcPitch = kNhwcSliceDepth + 4;
+static_assert(kNhwcPitch % 32 == 4 && kNhwcPitch % kChunkFloats == 0, "conflict-free fragments, aligned chunks");
+
+/// Channels of Xr and Wr: C rounded up to a whole chunk.
+CONVLAB_HOST_DEVICE constexpr int padded_channels(int channels) {
+  return (channels + kChunkFloats - 1) / kChunkFloats * kChunkFloats;
+}
+/// Step 1's reduction length, K·K·Cp (Cp − C zero terms per tap).
+constexpr long long nhwc_reduction(const ConvLayerShape& s) {
+  return static_cast<long long>(s.mask_width) * s.mask_width * padded_channels(s.channels);
+}
+/// Dynamic shared memory of a step 1 block: kStages slices of As [BM][kNhwcPitch] and
+/// Bs [kBlockN][kNhwcPitch]; two blocks of BM = 128 take 221 KB of an SM's 228.
+constexpr int nhwc_shared_bytes(int bm) { return kStages * (bm + kBlockN) * kNhwcPitch * 4; }
+static_assert(kMinBlocks * (nhwc_shared_bytes(128) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
+
+/// split_k's rule for step 1's tiles, whose reduction is nhwc_reduction(s) long in slices of
+/// kNhwcSliceDepth.
+inline int nhwc_split_k(const ConvLayerShape& s, int bm, int sms) {
+  SplitWork w = split_work(s, bm, kBlockN);
+  w.slices = (nhwc_reduction(s) + kNhwcSliceDepth - 1) / kNhwcSliceDepth;
   return least_busy_split(w.tiles, w.slices, static_cast<long long>(sms) * kMinBlocks, sms);
 }
 

@@ -69,8 +69,16 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     }
     if (!st.on_cuda_cores) {
-      out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
-                         st.async_copies_read, st.global_stores);
+      if (st.reordered_floats > 0) {
+        out += fmt::format("    X and W reordered first (channels-last, tap-major, rounded to TF32): {} floats written\n",
+                           st.reordered_floats);
+        out += fmt::format("    cp.async copies of 16 bytes: {} issued, {} read global memory ({} distinct in their warp's "
+                           "copy, what ncu counts); {} floats stored\n",
+                           st.async_copies, st.async_copies_read, st.async_copies_distinct, st.global_stores);
+      } else {
+        out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
+                           st.async_copies_read, st.global_stores);
+      }
     }
     if (have(ceilings)) {
       const TensorCoreBounds b = tensor_core_bounds(a, st, ceilings);
@@ -109,6 +117,9 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
                         {"issued_fmas", st.issued_fmas},
                         {"async_copies", st.async_copies},
                         {"async_copies_read", st.async_copies_read},
+                        {"async_copies_distinct", st.async_copies_distinct},
+                        {"copy_bytes", st.copy_bytes},
+                        {"reordered_floats", st.reordered_floats},
                         {"global_stores", st.global_stores},
                         {"error_bound_units", st.error_bound_units},
                         {"allowed_units", st.allowed_units},

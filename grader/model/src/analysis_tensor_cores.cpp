@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace convlab::analysis {
 namespace {
@@ -26,10 +27,98 @@ void walk_tiles(const ConvLayerShape& layer, const GemmPlan& plan, TensorCoreSte
   st.global_stores = tiled.global_stores;
 }
 
-// Steps 1 and 2's plan: block_m rows, split_k.
+// Step 2's plan: block_m rows, split_k.
 GemmPlan mma_sync_plan(const ConvLayerShape& layer, int sms, lab08::Precision p) {
   const int bm = lab08::block_m(p, layer.filters);
   return GemmPlan{bm, lab08::kBlockN, lab08::split_k(layer, bm, sms), lab08::kSliceDepth};
+}
+
+// Taps (p along one axis) of outputs 0..out-1 that land inside an input of `size`: the separable
+// half of "inside X" (a tap is inside when both its row and its column are).
+long long taps_inside(int out, int size, int k, int stride, int padding, int dilation) {
+  long long inside = 0;
+  for (int o = 0; o < out; ++o) {
+    for (int p = 0; p < k; ++p) {
+      const int i = o * stride - padding + p * dilation;
+      inside += i >= 0 && i < size;
+    }
+  }
+  return inside;
+}
+
+// Step 1's input chunks as Nsight Compute counts their bytes: each distinct chunk of one warp's
+// copy once. A warp's copy reads kChunkFloats channels of 32 / (BK/4) consecutive columns at BK/4
+// chunks each; where a slice spans two taps (Cp not a multiple of BK), column n at tap q + 1 and
+// column n + 1 at tap q are one pixel, and ncu counts that chunk once where the threads read it
+// twice. Walks every warp's copy of every slice of every column tile (nhwc::ChunkLoader's who-copies-
+// what); the same for every row tile.
+long long step1_distinct_input_chunks(const ConvLayerShape& layer, long long n_tiles, long long k_tiles) {
+  constexpr int kChunks = lab08::kNhwcSliceDepth / lab08::kChunkFloats;  // a tile row's chunks
+  constexpr int kRowStep = lab08::kThreads / kChunks;                     // rows between a thread's copies
+  static_assert(32 % kChunks == 0, "a warp copies whole tile rows");
+  const int cp = lab08::padded_channels(layer.channels), kk = layer.mask_width * layer.mask_width;
+  const int ho = layer.out_height(), wo = layer.out_width();
+  const long long n = static_cast<long long>(layer.batch) * ho * wo;
+  std::vector<long long> address;
+  address.reserve(32);
+  long long chunks = 0;
+  for (long long tile = 0; tile < n_tiles; ++tile) {
+    for (long long kt = 0; kt < k_tiles; ++kt) {
+      for (int warp = 0; warp < lab08::kThreads / 32; ++warp) {
+        for (int i = 0; i < lab08::kBlockN / kRowStep; ++i) {  // the warp's i-th copy
+          address.clear();
+          for (int lane = 0; lane < 32; ++lane) {
+            const int t = 32 * warp + lane, j = t % kChunks;
+            const long long col = tile * lab08::kBlockN + t / kChunks + i * kRowStep;
+            const long long k = kt * lab08::kNhwcSliceDepth + lab08::kChunkFloats * j;
+            const long long tap = k / cp, c = k % cp;
+            if (col >= n || tap >= kk) continue;
+            const long long b = col / (static_cast<long long>(ho) * wo), hw = col % (static_cast<long long>(ho) * wo);
+            const long long ih = hw / wo * layer.stride - layer.padding + tap / layer.mask_width * layer.dilation;
+            const long long iw = hw % wo * layer.stride - layer.padding + tap % layer.mask_width * layer.dilation;
+            if (ih < 0 || ih >= layer.height || iw < 0 || iw >= layer.width) continue;
+            address.push_back(((b * layer.height + ih) * layer.width + iw) * cp + c);
+          }
+          std::sort(address.begin(), address.end());
+          chunks += std::unique(address.begin(), address.end()) - address.begin();
+        }
+      }
+    }
+  }
+  return chunks;
+}
+
+// Step 1: its reordering passes, then its kernel's tiles over the reduction k' = tap·Cp + c
+// (lab08_config.hpp, "Step 1's feed"): every block tile multiplies every slice, one 16-byte
+// cp.async per chunk of 4 k' of each of its BM + BN tile rows.
+void walk_step1(const ConvLayerShape& layer, int sms, TensorCoreStep& st) {
+  const int bm = lab08::block_m(lab08::Precision::tf32, layer.filters), bn = lab08::kBlockN;
+  const int bk = lab08::kNhwcSliceDepth;
+  st.plan = GemmPlan{bm, bn, lab08::nhwc_split_k(layer, bm, sms), bk};
+  const long long cp = lab08::padded_channels(layer.channels);
+  const long long kp = lab08::nhwc_reduction(layer);
+  const long long n = static_cast<long long>(layer.batch) * layer.out_height() * layer.out_width();
+  const long long m_tiles = (layer.filters + bm - 1) / bm, n_tiles = (n + bn - 1) / bn;
+  const long long k_tiles = (kp + bk - 1) / bk;
+  const long long per_split = (k_tiles + st.plan.splits - 1) / st.plan.splits;
+  st.effective_splits = static_cast<int>((k_tiles + per_split - 1) / per_split);
+  st.issued_fmas = m_tiles * bm * n_tiles * bn * k_tiles * bk;
+  st.copy_bytes = 4 * lab08::kChunkFloats;
+  st.async_copies = m_tiles * n_tiles * k_tiles * (bm + bn) * (bk / lab08::kChunkFloats);
+  // A: each filter's Kp/4 chunks, once per column tile; B: each column's chunks of taps inside X,
+  // once per row tile
+  const long long inside = taps_inside(layer.out_height(), layer.height, layer.mask_width, layer.stride, layer.padding,
+                                       layer.dilation) *
+                           taps_inside(layer.out_width(), layer.width, layer.mask_width, layer.stride, layer.padding,
+                                       layer.dilation);
+  const long long weight_chunks = n_tiles * layer.filters * (kp / lab08::kChunkFloats);
+  st.async_copies_read = weight_chunks + m_tiles * layer.batch * inside * (cp / lab08::kChunkFloats);
+  // a slice inside one tap: no warp reads one pixel's chunk twice
+  st.async_copies_distinct = cp % bk == 0 ? st.async_copies_read
+                                          : weight_chunks + m_tiles * step1_distinct_input_chunks(layer, n_tiles, k_tiles);
+  st.reordered_floats = static_cast<long long>(layer.batch) * layer.height * layer.width * cp +
+                        static_cast<long long>(layer.filters) * kp;
+  st.global_stores = static_cast<long long>(layer.output_elements()) * st.effective_splits;
 }
 
 }  // namespace
@@ -68,7 +157,7 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   TensorCoreStep one;
   one.name = "tf32";
   one.products = 1;
-  walk_tiles(layer, mma_sync_plan(layer, sms, lab08::Precision::tf32), one);
+  walk_step1(layer, sms, one);
   one.mmas = one.issued_fmas / kFmasPerMma;
   one.error_bound_units = tf32x1_error_units(a.n);
   one.allowed_units = std::max(n, 3.0) * kTf32Units;

@@ -71,8 +71,17 @@ struct TensorCoreStep {
   GemmPlan plan;                ///< BM × BN × BK, split-K
   int effective_splits = 1;     ///< splits after the launcher drops empty ones
   long long issued_fmas = 0;    ///< multiply-adds of whole tiles, ragged edges included
-  long long async_copies = 0;   ///< cp.async copies issued (the loader of lab 06 step 3)
+  long long async_copies = 0;   ///< cp.async copies issued, of copy_bytes each
   long long async_copies_read = 0;  ///< of which read global memory
+  /// Step 1: those reads as Nsight Compute counts their bytes, each distinct chunk of one warp's
+  /// copy once (a warp may read a pixel's chunk twice, at two taps of one slice); the other steps 0.
+  long long async_copies_distinct = 0;
+  /// Bytes of one cp.async as the model counts them: 16 for step 1's chunks (lab08_config.hpp,
+  /// "Step 1's feed"); 4 for lab 06 step 3's loader, on whose counts steps 2, 5 and 6 are modelled.
+  int copy_bytes = 4;
+  /// Step 1: floats its two passes write before its kernel (X channels-last, W tap-major, both
+  /// padded to lab08::padded_channels); 0 for the other steps.
+  long long reordered_floats = 0;
   long long global_stores = 0;      ///< floats written (an atomic add per split)
   /// Tensor-core instructions as Nsight Compute counts them, per warp: mma.sync.m16n8k8 issued
   /// (`sm__inst_executed_pipe_tensor_op_hmma.sum`), or 4 per wgmma (`..._gmma.sum`).
