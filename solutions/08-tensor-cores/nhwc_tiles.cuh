@@ -29,7 +29,8 @@ using tiles::Geometry;
 /// X [B][C][H][W] into Xr [B][H][W][Cp], each value rounded to TF32 (to_tf32). A block moves a
 /// TILE-channel × TILE-column tile of one input row through shared memory, so that its reads
 /// (along a row of X) and its writes (along the channels of Xr) are both whole 128-byte lines.
-/// Grid: (⌈W/TILE⌉·⌈Cp/TILE⌉, H, B); block TILE × 8.
+/// Grid: (⌈W/TILE⌉·⌈Cp/TILE⌉, rows, images), counted from the row and image X and Xr point at (the
+/// launcher splits a layer of more than 65535 rows or images); block TILE × 8.
 template <int TILE = 32>
 __global__ void __launch_bounds__(TILE * 8) to_channels_last(const float* __restrict__ X, float* __restrict__ Xr,
                                                              Geometry g, int cp) {

@@ -123,10 +123,20 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
   }
   float* Xr = kept_buffer(xr_slot, static_cast<std::size_t>(xr_elements));
   float* Wr = kept_buffer(wr_slot, static_cast<std::size_t>(wr_elements));
-  constexpr int kTile = 32;
-  const dim3 transpose_grid(ceil_div(g.W, kTile) * ceil_div(cp, kTile), g.H, a.shape.batch);
-  nhwc::to_channels_last<kTile><<<transpose_grid, kTile * 8>>>(a.X, Xr, g, cp);
-  CUDA_CHECK(cudaGetLastError());
+  // The transpose's grid is (tiles of a row, rows, images); a grid's y and z stop at 65535, and a
+  // layer may have 65536 rows or images (limits.hpp): launched in parts of at most that many,
+  // each from its first row and image (the kernel's offsets are relative to the pointers).
+  constexpr int kTile = 32, kMaxGridYZ = 65535;
+  for (int b0 = 0; b0 < a.shape.batch; b0 += kMaxGridYZ) {
+    for (int h0 = 0; h0 < g.H; h0 += kMaxGridYZ) {
+      const dim3 grid(ceil_div(g.W, kTile) * ceil_div(cp, kTile), std::min(kMaxGridYZ, g.H - h0),
+                      std::min(kMaxGridYZ, a.shape.batch - b0));
+      const long long x_at = static_cast<long long>(b0) * g.CHW + static_cast<long long>(h0) * g.W;
+      const long long xr_at = (static_cast<long long>(b0) * g.H + h0) * g.W * cp;
+      nhwc::to_channels_last<kTile><<<grid, kTile * 8>>>(a.X + x_at, Xr + xr_at, g, cp);
+      CUDA_CHECK(cudaGetLastError());
+    }
+  }
   const int weight_blocks = static_cast<int>(std::min<long long>(ceil_div(wr_elements, kChunkFloats * 256LL), 4096));
   nhwc::order_weights_tap_channel<><<<weight_blocks, 256>>>(a.W, Wr, g, cp);
   CUDA_CHECK(cudaGetLastError());
