@@ -55,7 +55,8 @@ __global__ void __launch_bounds__(TILE * 8) to_channels_last(const float* __rest
 
 /// W [M][C][K][K] into Wr [M][K·K·Cp], each value rounded to TF32: a thread makes one chunk of
 /// CHUNK consecutive k' (CHUNK channels of one tap; Cp is a multiple of CHUNK), reading floats K·K
-/// apart and writing them with one 16-byte store. Grid-stride over the chunks.
+/// apart and writing them with one 16-byte store. Grid-stride over the chunks. (A template, so that
+/// the files that include this header may each define it without a clash at link time.)
 template <int CHUNK = kChunkFloats>
 __global__ void order_weights_tap_channel(const float* __restrict__ W, float* __restrict__ Wr, Geometry g, int cp) {
   static_assert(CHUNK == 4, "one float4 a chunk");
