@@ -90,6 +90,15 @@ TEST_CASE("lab08 analysis: where a slice of step 1 spans taps, a warp reads one 
   // each pixel at most once per warp's copy
   const TensorCoreStep& ragged = analyze_lab08(layer(2, 28, 40, 9, 9, 3, 1, 1, 1), 132).step("tf32");
   CHECK(ragged.async_copies_distinct < ragged.async_copies_read);
+  CHECK(ragged.async_copies_distinct > 0);
+  // A layer too large to walk (40,000 column tiles of 8 slices: 3.3·10^8 lane steps, over 2^28)
+  // says so, -1, rather than taking seconds or minutes; one whose slices lie inside a tap needs no
+  // walk at any size.
+  const TensorCoreAnalysis huge = analyze_lab08(layer(8192, 4, 8, 32, 32, 8, 1, 0, 1), 132);
+  CHECK(huge.step("tf32").async_copies_distinct == -1);
+  CHECK(huge.step("tf32").async_copies_read > 0);
+  const TensorCoreAnalysis huge_wide = analyze_lab08(layer(8192, 32, 8, 32, 32, 8, 1, 0, 1), 132);
+  CHECK(huge_wide.step("tf32").async_copies_distinct == huge_wide.step("tf32").async_copies_read);
 }
 
 TEST_CASE("lab08 analysis: on a 128-filter layer step 1 takes 128-row tiles and step 2 64-row ones, each with its own "

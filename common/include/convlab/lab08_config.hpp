@@ -117,14 +117,13 @@ inline int split_k(const ConvLayerShape& s, int bm, int sms) {
 // ---- Step 1's feed: the layer reordered once per call (nhwc_tiles.cuh) ----
 //
 // Step 1 does not gather lab 06's unrolled matrix one float at a time. Before its kernel, two
-// passes over the tensors put X in
-// channels-last order, Xr [B][H][W][Cp], and W in tap-major order, Wr [M][K·K·Cp], both rounded
-// to TF32 once, with the channels padded by zeros to Cp, a multiple of 4. Reduction index
-// k' = (p·K + q)·Cp + c: four consecutive k' are four channels of one tap, 16 contiguous bytes
-// of Xr (one position) and of Wr (one filter), so each is one 16-byte cp.async into a
-// K-major tile, As[m][k'] and Bs[n][k'], the layout `mma.sync ... .row.col` names. What it
-// removes: the 4-byte gathers of lab 06's loader (16 per MMA on the bench's largest layer) and
-// step 1's conversions of every fragment value at every k-step.
+// passes over the tensors put X in channels-last order, Xr [B][H][W][Cp], and W in tap-major
+// order, Wr [M][K·K·Cp], both rounded to TF32 once, with the channels padded by zeros to Cp, a
+// multiple of 4. Reduction index k' = (p·K + q)·Cp + c: four consecutive k' are four channels of
+// one tap, 16 contiguous bytes of Xr (one position) and of Wr (one filter), so each is one
+// 16-byte cp.async into a K-major tile, As[m][k'] and Bs[n][k'], the layout `mma.sync ...
+// .row.col` names. What it removes: the 4-byte gathers of lab 06's loader (16 per MMA on the
+// bench's largest layer) and the conversion of every fragment value at every k-step.
 
 /// Floats of one chunk: a cp.async of 16 bytes, four consecutive k' of one tap.
 inline constexpr int kChunkFloats = 4;

@@ -72,9 +72,12 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
       if (st.reordered_floats > 0) {
         out += fmt::format("    X and W reordered first (channels-last, tap-major, rounded to TF32): {} floats written\n",
                            st.reordered_floats);
-        out += fmt::format("    cp.async copies of 16 bytes: {} issued, {} read global memory ({} distinct in their warp's "
-                           "copy, what ncu counts); {} floats stored\n",
-                           st.async_copies, st.async_copies_read, st.async_copies_distinct, st.global_stores);
+        const std::string distinct =
+            st.async_copies_distinct < 0
+                ? "distinct chunks not counted: the layer is too large to walk"
+                : fmt::format("{} distinct in their warp's copy, what ncu counts", st.async_copies_distinct);
+        out += fmt::format("    cp.async copies of 16 bytes: {} issued, {} read global memory ({}); {} floats stored\n",
+                           st.async_copies, st.async_copies_read, distinct, st.global_stores);
       } else {
         out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
                            st.async_copies_read, st.global_stores);
@@ -117,7 +120,8 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
                         {"issued_fmas", st.issued_fmas},
                         {"async_copies", st.async_copies},
                         {"async_copies_read", st.async_copies_read},
-                        {"async_copies_distinct", st.async_copies_distinct},
+                        {"async_copies_distinct", st.async_copies_distinct < 0 ? nlohmann::json(nullptr)
+                                                                               : nlohmann::json(st.async_copies_distinct)},
                         {"copy_bytes", st.copy_bytes},
                         {"reordered_floats", st.reordered_floats},
                         {"global_stores", st.global_stores},

@@ -74,7 +74,8 @@ struct TensorCoreStep {
   long long async_copies = 0;   ///< cp.async copies issued, of copy_bytes each
   long long async_copies_read = 0;  ///< of which read global memory
   /// Step 1: those reads as Nsight Compute counts their bytes, each distinct chunk of one warp's
-  /// copy once (a warp may read a pixel's chunk twice, at two taps of one slice); the other steps 0.
+  /// copy once (a warp may read a pixel's chunk twice, at two taps of one slice); −1 for a layer
+  /// too large to walk (over 2^28 lane steps); the other steps 0.
   long long async_copies_distinct = 0;
   /// Bytes of one cp.async as the model counts them: 16 for step 1's chunks (lab08_config.hpp,
   /// "Step 1's feed"); 4 for lab 06 step 3's loader, on whose counts steps 2, 5 and 6 are modelled.
