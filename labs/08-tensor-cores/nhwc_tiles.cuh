@@ -26,30 +26,67 @@ namespace convlab::lab08::nhwc {
 
 using tiles::Geometry;
 
-/// X [B][C][H][W] into Xr [B][H][W][Cp], each value rounded to TF32 (to_tf32). A block moves a
-/// TILE-channel × TILE-column tile of one input row through shared memory, so that its reads
-/// (along a row of X) and its writes (along the channels of Xr) are both whole 128-byte lines.
-/// Grid: (⌈W/TILE⌉·⌈Cp/TILE⌉, rows, images), counted from the row and image X and Xr point at (the
-/// launcher splits a layer of more than 65535 rows or images); block TILE × 8.
+/// Up to this many channels (Cp), X goes channels-last by to_channels_last_few, one thread a
+/// position; more, by to_channels_last's tiles. A tile of 32 channels would hold 4 of them on a
+/// 3-channel layer and leave most of its threads idle: 0.040 against 0.012 ms on B16 C3 224×224
+/// (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+inline constexpr int kFewChannels = 16;
+
+/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32 (to_tf32), for Cp ≤ kFewChannels:
+/// a thread makes one position's Cp channels, reading channel c of 32 consecutive positions a warp
+/// (128 bytes) and writing its Cp/4 chunks with 16-byte stores (a warp's stores are contiguous).
+/// Grid-stride over the B·H·W positions. (A template, as order_weights_tap_channel below.)
+template <int FEW = kFewChannels>
+__global__ void __launch_bounds__(256) to_channels_last_few(const float* __restrict__ X, float* __restrict__ Xr,
+                                                            Geometry g, int cp, long long positions) {
+  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < positions; i += static_cast<long long>(gridDim.x) * 256) {
+    const long long b = i / g.HW;
+    const float* x = X + b * g.CHW + (i - b * g.HW);  // X[b][0][position]
+    float4* xr = reinterpret_cast<float4*>(Xr + i * cp);
+#pragma unroll
+    for (int c0 = 0; c0 < FEW; c0 += kChunkFloats) {
+      if (c0 >= cp) break;
+      float v[kChunkFloats];
+#pragma unroll
+      for (int e = 0; e < kChunkFloats; ++e) {
+        v[e] = c0 + e < g.C ? tf32_value(to_tf32(x[static_cast<long long>(c0 + e) * g.HW])) : 0.0f;
+      }
+      xr[c0 / kChunkFloats] = make_float4(v[0], v[1], v[2], v[3]);
+    }
+  }
+}
+
+/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32, for any Cp: each image is a C ×
+/// H·W matrix, transposed in tiles of TILE channels × TILE positions through shared memory, so that
+/// its reads (along the positions of one channel) and its writes (along the channels of one
+/// position, a 16-byte chunk a thread) are both whole 128-byte lines. The positions run over whole
+/// images, not rows: a small image (14 × 14) fills the tiles as a large one does.
+/// Grid: (⌈H·W/TILE⌉·⌈Cp/TILE⌉, 1, images), counted from the image X and Xr point at (the launcher
+/// splits a batch of more than 65535 images, a grid's z limit); block 256.
 template <int TILE = 32>
-__global__ void __launch_bounds__(TILE * 8) to_channels_last(const float* __restrict__ X, float* __restrict__ Xr,
-                                                             Geometry g, int cp) {
-  static_assert(TILE % 8 == 0, "8 rows of threads cover the tile in TILE/8 passes");
-  __shared__ float tile[TILE][TILE + 1];  // tile[c][w]; + 1: the transposed reads fall in 32 banks
-  const int w_tiles = (g.W + TILE - 1) / TILE;
-  const int w0 = (blockIdx.x % w_tiles) * TILE, c0 = (blockIdx.x / w_tiles) * TILE;
-  const int h = blockIdx.y, b = blockIdx.z;
+__global__ void __launch_bounds__(256) to_channels_last(const float* __restrict__ X, float* __restrict__ Xr, Geometry g,
+                                                        int cp) {
+  static_assert(TILE == 32, "256 threads: 8 rows of the tile a pass as it is read, one chunk each as it is written");
+  constexpr int CHUNKS = TILE / kChunkFloats;  // chunks of a position's row of the tile
+  __shared__ float tile[TILE][TILE + 1];  // tile[c][position]; + 1: the reads down a column fall in 32 banks
+  const int position_tiles = (g.HW + TILE - 1) / TILE;
+  const int p0 = (blockIdx.x % position_tiles) * TILE, c0 = (blockIdx.x / position_tiles) * TILE;
+  const float* x = X + static_cast<long long>(blockIdx.z) * g.CHW;
+  float* xr = Xr + static_cast<long long>(blockIdx.z) * g.HW * cp;
   const int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
 #pragma unroll
   for (int i = 0; i < TILE / 8; ++i) {
-    const int c = c0 + ty + 8 * i, w = w0 + tx;
-    tile[ty + 8 * i][tx] = c < g.C && w < g.W ? X[b * g.CHW + c * g.HW + h * g.W + w] : 0.0f;
+    const int c = c0 + ty + 8 * i, p = p0 + tx;
+    tile[ty + 8 * i][tx] = c < g.C && p < g.HW ? x[static_cast<long long>(c) * g.HW + p] : 0.0f;
   }
   __syncthreads();
+  const int p = p0 + threadIdx.x / CHUNKS, j = threadIdx.x % CHUNKS;  // position, chunk of its channels
+  if (p < g.HW && c0 + kChunkFloats * j < cp) {
+    float v[kChunkFloats];
 #pragma unroll
-  for (int i = 0; i < TILE / 8; ++i) {
-    const int w = w0 + ty + 8 * i, c = c0 + tx;
-    if (w < g.W && c < cp) Xr[((b * g.H + h) * g.W + w) * cp + c] = tf32_value(to_tf32(tile[tx][ty + 8 * i]));
+    for (int e = 0; e < kChunkFloats; ++e) v[e] = tf32_value(to_tf32(tile[kChunkFloats * j + e][p - p0]));
+    *reinterpret_cast<float4*>(xr + static_cast<long long>(p) * cp + c0 + kChunkFloats * j) =
+        make_float4(v[0], v[1], v[2], v[3]);
   }
 }
 

@@ -47,13 +47,12 @@ inline constexpr bool kStep1Written = false;  // TODO(step 1): true once mma_ste
 template <int MT, int NT, int A_ROWS, int B_ROWS, int LD>
 __device__ __forceinline__ void mma_step_tf32(const float (&As)[A_ROWS][LD], const float (&Bs)[B_ROWS][LD], int kk,
                                               const WarpCoords& w, float (&acc)[MT][NT][4]) {
-  // TODO(step 1): this lane (lane = 4·w.gid + w.tig) points ldmatrix at row a_row(lane), column
-  //               k = kk + a_column(lane) of a 16 × 8 block (ldmatrix.cuh's drawing).
-  //               B first, b[NT][2]: for j < NT/2, load_a_fragment(d, shared_address(&Bs[n][k])) with
-  //               n = w.warp_n·32 + 16·j + row gives b0 of tiles 2j and 2j + 1 in d[0], d[1] and
-  //               their b1 in d[2], d[3]. Then per tile row mt: load_a_fragment(a, ...) at
-  //               As[w.warp_m·(MT·16) + mt·16 + row][k], and one mma_tf32(acc[mt][nt], a, b[nt][0],
-  //               b[nt][1]) per nt.
+  // TODO(step 1): this lane is lane = 4·w.gid + w.tig; ldmatrix.cuh draws the A and B blocks.
+  //               B first, b[NT][2]: for j < NT/2, load_b_fragments(d, shared_address(&Bs[n][k])) at
+  //               n = w.warp_n·32 + 16·j + b_row(lane), k = kk + b_column(lane) gives b0, b1 of
+  //               tile 2j in d[0], d[1] and those of tile 2j + 1 in d[2], d[3]. Then per tile row mt:
+  //               load_a_fragment(a, ...) at As[w.warp_m·(MT·16) + mt·16 + a_row(lane)][kk +
+  //               a_column(lane)], and one mma_tf32(acc[mt][nt], a, b[nt][0], b[nt][1]) per nt.
   (void)As, (void)Bs, (void)kk, (void)w, (void)acc;
 }
 // ==== END STEP 1 ====

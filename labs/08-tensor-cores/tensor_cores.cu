@@ -123,17 +123,20 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
   }
   float* Xr = kept_buffer(xr_slot, static_cast<std::size_t>(xr_elements));
   float* Wr = kept_buffer(wr_slot, static_cast<std::size_t>(wr_elements));
-  // The transpose's grid is (tiles of a row, rows, images); a grid's y and z stop at 65535, and a
-  // layer may have 65536 rows or images (limits.hpp): launched in parts of at most that many,
-  // each from its first row and image (the kernel's offsets are relative to the pointers).
-  constexpr int kTile = 32, kMaxGridYZ = 65535;
-  for (int b0 = 0; b0 < a.shape.batch; b0 += kMaxGridYZ) {
-    for (int h0 = 0; h0 < g.H; h0 += kMaxGridYZ) {
-      const dim3 grid(ceil_div(g.W, kTile) * ceil_div(cp, kTile), std::min(kMaxGridYZ, g.H - h0),
-                      std::min(kMaxGridYZ, a.shape.batch - b0));
-      const long long x_at = static_cast<long long>(b0) * g.CHW + static_cast<long long>(h0) * g.W;
-      const long long xr_at = (static_cast<long long>(b0) * g.H + h0) * g.W * cp;
-      nhwc::to_channels_last<kTile><<<grid, kTile * 8>>>(a.X + x_at, Xr + xr_at, g, cp);
+  if (cp <= nhwc::kFewChannels) {
+    const long long positions = static_cast<long long>(a.shape.batch) * g.HW;
+    const int blocks = static_cast<int>(std::min<long long>(ceil_div(positions, 256LL), 16LL * sm_count()));
+    nhwc::to_channels_last_few<><<<blocks, 256>>>(a.X, Xr, g, cp, positions);
+    CUDA_CHECK(cudaGetLastError());
+  } else {
+    // The grid's z is the images; it stops at 65535, and a batch may have 65536 (limits.hpp):
+    // launched in parts of at most that many, each from its first image (the kernel's offsets
+    // are relative to the pointers).
+    constexpr int kTile = 32, kMaxGridZ = 65535;
+    for (int b0 = 0; b0 < a.shape.batch; b0 += kMaxGridZ) {
+      const dim3 grid(ceil_div(g.HW, kTile) * ceil_div(cp, kTile), 1, std::min(kMaxGridZ, a.shape.batch - b0));
+      nhwc::to_channels_last<kTile><<<grid, 256>>>(a.X + static_cast<long long>(b0) * g.CHW,
+                                                   Xr + static_cast<long long>(b0) * g.HW * cp, g, cp);
       CUDA_CHECK(cudaGetLastError());
     }
   }

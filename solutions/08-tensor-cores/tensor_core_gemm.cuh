@@ -48,16 +48,17 @@ __device__ __forceinline__ void mma_step_tf32(const float (&As)[A_ROWS][LD], con
                                               const WarpCoords& w, float (&acc)[MT][NT][4]) {
   static_assert(NT % 2 == 0, "B's fragments two tile columns at a time");
   const int lane = 4 * w.gid + w.tig;
-  const int row = a_row(lane), k = kk + a_column(lane);  // the 16 × 8 block's row this lane points at
-  // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4. ldmatrix's matrices
-  // 0..3 of the 16 columns from nt = 2j are b0 of 2j, b0 of 2j + 1, b1 of 2j, b1 of 2j + 1.
+  // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4. One ldmatrix takes the
+  // 16 columns from nt = 2j, its registers in the pairs the MMA takes: b0, b1 of 2j, then of 2j + 1.
+  const int brow = b_row(lane), bk = kk + b_column(lane);
   unsigned b[NT][2];
 #pragma unroll
   for (int j = 0; j < NT / 2; ++j) {
     unsigned d[4];
-    load_a_fragment(d, shared_address(&Bs[w.warp_n * 32 + j * 2 * kMmaN + row][k]));
-    b[2 * j][0] = d[0], b[2 * j + 1][0] = d[1], b[2 * j][1] = d[2], b[2 * j + 1][1] = d[3];
+    load_b_fragments(d, shared_address(&Bs[w.warp_n * 32 + j * 2 * kMmaN + brow][bk]));
+    b[2 * j][0] = d[0], b[2 * j][1] = d[1], b[2 * j + 1][0] = d[2], b[2 * j + 1][1] = d[3];
   }
+  const int row = a_row(lane), k = kk + a_column(lane);  // the 16 × 8 block's row this lane points at
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
     unsigned a[4];  // rows warp_m·(MT·16) + mt·16 + gid and + 8, k = kk + tig and kk + tig + 4
