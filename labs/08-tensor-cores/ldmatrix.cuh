@@ -1,5 +1,5 @@
 /// @file ldmatrix.cuh
-/// @brief Lab 08 (given, do not edit): loading a warp's A fragments from shared memory with one
+/// @brief Lab 08 (given, do not edit): loading a warp's fragments from shared memory with one
 ///        instruction, `ldmatrix`, for steps 1, 3 and 4.
 ///
 /// PTX ISA, "Warp-level matrix load instruction: ldmatrix":
@@ -36,10 +36,12 @@
 /// each tile's b0, b1 as a pair of consecutive registers, and d0, d1 and d2, d3 are such pairs. A's
 /// order (b0, b0, b1, b1) loads the same values, but then every MMA first copies its two B
 /// registers into a pair: 128 moves per warp per 32-deep slice in step 1's kernel, and 10 % of its
-/// time on B8 C128→128 128×128 (NVIDIA H200, results/bench/nvidia-h200/lab08.md). `.x2` loads matrices 0 and 1 only (lanes 0–15 give the addresses): the a2, a3 of
-/// step 4's BF16 fragment, where each 32-bit word is a pair of BF16 values. Row addresses must be
-/// 16-byte aligned; rows whose pitch is 4 words past a multiple of 8 (mod 32) make the eight rows
-/// of a matrix fall on 32 different banks.
+/// time on B8 C128→128 128×128 (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+///
+/// `.x2` loads matrices 0 and 1 only (lanes 0–15 give the addresses): the a2, a3 of step 4's BF16
+/// fragment, where each 32-bit word is a pair of BF16 values. Row addresses must be 16-byte
+/// aligned; rows whose pitch is 4 words past a multiple of 8 (mod 32) make the eight rows of a
+/// matrix fall on 32 different banks.
 #pragma once
 
 #include <cuda_runtime.h>
