@@ -90,15 +90,50 @@ __device__ __forceinline__ void mma_step_tf32x3(const float (&As)[kSliceDepth][A
 }
 // ==== END STEP 2 ====
 
-/// A warp's MT × NT accumulator tiles into Y [B][M][Ho][Wo] (given), or added to it with atomics
-/// (`atomic`: split-K, into a zeroed Y). D's registers (mma_tf32.cuh): e = 0, 1 are row gid,
-/// columns 2·tig + e; e = 2, 3 the same of row gid + 8. Where Ho·Wo is even, columns n and n + 1
-/// (n even) lie side by side in one image's row of Y, 8 bytes aligned: one 8-byte store or
-/// atomic add takes both.
+/// Whether the epilogues may store outputs two at a time: where Ho·Wo is even, GEMM columns n and
+/// n + 1 (n even) lie side by side in one image's row of Y, 8 bytes aligned.
+__device__ __forceinline__ bool output_pairs_fit(const float* Y, const Geometry& g) {
+  return g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
+}
+
+/// Outputs (m, n) and (m, n + 1) of the GEMM, n even, into Y [B][M][Ho][Wo], or added to it with
+/// atomics (`atomic`: split-K, into a zeroed Y); a column past N is skipped. With `pairs`
+/// (output_pairs_fit) one 8-byte store or atomic add takes both, so four lanes fill a 32-byte
+/// sector where 4-byte stores each filled half of it (2–14 % off step 5, results/bench/nvidia-h200/
+/// lab08.md).
+__device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, int m, int n, float v0, float v1,
+                                                  bool pairs, bool atomic) {
+  if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
+    const int b = n / g.HoWo;
+    float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo)));
+    if (atomic) {
+      atomicAdd(y, make_float2(v0, v1));
+    } else {
+      *y = make_float2(v0, v1);
+    }
+    return;
+  }
+  const float v[2] = {v0, v1};
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    if (pairs || n + e >= g.N) continue;
+    const int b = (n + e) / g.HoWo;
+    float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n + e - b * g.HoWo));  // Y[b][m][h][w]
+    if (atomic) {
+      atomicAdd(y, v[e]);
+    } else {
+      *y = v[e];
+    }
+  }
+}
+
+/// A warp's MT × NT accumulator tiles into Y (given), or added to it (store_output_pair). D's
+/// registers (mma_tf32.cuh): e = 0, 1 are row gid, columns 2·tig + e; e = 2, 3 the same of row
+/// gid + 8.
 template <int MT, int NT>
 __device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], float* Y, const Geometry& g, int m0,
                                                 int n0, const WarpCoords& w, bool atomic) {
-  const bool pairs = g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
+  const bool pairs = output_pairs_fit(Y, g);
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     const int n = n0 + w.warp_n * 32 + nt * kMmaN + 2 * w.tig;  // even
@@ -107,29 +142,7 @@ __device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], f
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = m0 + w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid + 8 * half;
-        if (row >= g.M) continue;
-        const float* v = &acc[mt][nt][2 * half];
-        if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
-          const int b = n / g.HoWo;
-          float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + row * g.HoWo + (n - b * g.HoWo)));
-          if (atomic) {
-            atomicAdd(y, make_float2(v[0], v[1]));
-          } else {
-            *y = make_float2(v[0], v[1]);
-          }
-          continue;
-        }
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          if (pairs || n + e >= g.N) continue;
-          const int b = (n + e) / g.HoWo;
-          float* y = Y + (b * g.M * g.HoWo + row * g.HoWo + (n + e - b * g.HoWo));  // Y[b][row][h][w]
-          if (atomic) {
-            atomicAdd(y, v[e]);
-          } else {
-            *y = v[e];
-          }
-        }
+        if (row < g.M) store_output_pair(Y, g, row, n, acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1], pairs, atomic);
       }
     }
   }

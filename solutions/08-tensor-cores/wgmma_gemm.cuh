@@ -303,38 +303,14 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   }
   tiles::copy_async_wait<0>();
 
-  // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2).
-  // Where HoWo is even, columns n and n + 1 (n even) lie side by side in one image's row of Y,
-  // 8 bytes aligned: one 8-byte store or atomic add takes both, and four lanes fill a 32-byte
-  // sector where 4-byte ones each filled half of it.
-  const bool pairs = g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
+  // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2):
+  // i and i + 1 (i even) are one output pair (store_output_pair, tensor_core_gemm.cuh).
+  const bool pairs = output_pairs_fit(Y, g);
 #pragma unroll
   for (int i = 0; i < Tile::ACCUMULATORS; i += 2) {
     const int n = n0 + 8 * (i / 4) + 2 * tig;
     const int m = m0 + row + 8 * ((i / 2) % 2);
-    if (m >= g.M) continue;
-    if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
-      const int b = n / g.HoWo;
-      float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo)));
-      const float2 v = make_float2(acc[i], acc[i + 1]);
-      if (atomic) {
-        atomicAdd(y, v);
-      } else {
-        *y = v;
-      }
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      if (pairs || n + e >= g.N) continue;
-      const int b = (n + e) / g.HoWo;
-      float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n + e - b * g.HoWo));  // Y[b][m][h][w]
-      if (atomic) {
-        atomicAdd(y, acc[i + e]);
-      } else {
-        *y = acc[i + e];
-      }
-    }
+    if (m < g.M) store_output_pair(Y, g, m, n, acc[i], acc[i + 1], pairs, atomic);
   }
 }
 
