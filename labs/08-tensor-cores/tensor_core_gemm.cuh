@@ -99,8 +99,8 @@ __device__ __forceinline__ bool output_pairs_fit(const float* Y, const Geometry&
 /// Outputs (m, n) and (m, n + 1) of the GEMM, n even, into Y [B][M][Ho][Wo], or added to it with
 /// atomics (`atomic`: split-K, into a zeroed Y); a column past N is skipped. With `pairs`
 /// (output_pairs_fit) one 8-byte store or atomic add takes both, so four lanes fill a 32-byte
-/// sector where 4-byte stores each filled half of it (2–14 % off step 5, results/bench/nvidia-h200/
-/// lab08.md).
+/// sector where 4-byte stores each filled half of it: 2–14 % off step 5
+/// (results/bench/nvidia-h200/lab08.md).
 __device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, int m, int n, float v0, float v1,
                                                   bool pairs, bool atomic) {
   if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
