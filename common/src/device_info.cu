@@ -1,6 +1,6 @@
 // Device query and the measured ceilings of the roofline: a float4 device-to-device copy
-// (bandwidth), a loop of independent FMAs (compute on CUDA cores) and a loop of independent TF32
-// tensor-core MMAs (compute on tensor cores, compute capability 8.0 and later).
+// (bandwidth), a loop of independent FMAs (compute on CUDA cores) and loops of independent TF32
+// tensor-core MMAs of depth 8 and 4 (compute on tensor cores, compute capability 8.0 and later).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,12 +42,16 @@ __global__ void fma_loop(float* out, float a, float b) {
 }
 
 // kMmaChains independent 16×8 accumulator tiles per warp keep the tensor cores' pipeline full;
-// operands stay in registers, so nothing but the MMAs is measured.
+// operands stay in registers, so nothing but the MMAs is measured. DEPTH 8 is mma.m16n8k8, the
+// MMA of every TF32 step; DEPTH 4, mma.m16n8k4, the half-depth MMA of lab 08 steps 3 and 4's last
+// k-step (lab08_config.hpp, band_last_step_half). A k4 takes the pipe more than half a k8's time
+// (on an H200: 234 billion a second against 156), so the model times each at its own rate.
 constexpr int kMmaChains = 8;
 constexpr int kMmaIterations = 2048;
-constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 8;  // mma.m16n8k8: a 16×8×8 product, 2 flops per multiply-add
 
+template <int DEPTH>
 __global__ void tf32_mma_loop(float* out, float x) {
+  static_assert(DEPTH == 8 || DEPTH == 4, "m16n8k8 or m16n8k4");
   float d[kMmaChains][4] = {};
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const float v = x + 1e-3f * static_cast<float>(threadIdx.x % 32);  // ordinary numbers, ~1
@@ -56,11 +60,17 @@ __global__ void tf32_mma_loop(float* out, float x) {
   for (int i = 0; i < kMmaIterations; ++i) {
 #pragma unroll
     for (int c = 0; c < kMmaChains; ++c) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-          "{%0,%1,%2,%3};\n"
-          : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      if constexpr (DEPTH == 8) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      } else {
+        asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[c][0]), "+f"(d[c][1]), "+f"(d[c][2]), "+f"(d[c][3])
+                     : "r"(a0), "r"(a1), "r"(b0));
+      }
     }
   }
 #else
@@ -167,12 +177,17 @@ Ceilings measure_ceilings() {
 
   if (dev->cc_major >= 8) {
     const int mma_blocks = dev->sm_count * 8;  // 8 warps per block: 64 warps per SM, 16 per scheduler
-    const TimingStats mma = time_kernel([&] {
-      tf32_mma_loop<<<mma_blocks, threads>>>(out.data(), 1.0f);
-      CUDA_CHECK(cudaGetLastError());
-    }, opt);
-    const double mmas = static_cast<double>(kMmaChains) * kMmaIterations * mma_blocks * (threads / 32);
-    c.tf32_mma_flops_per_s = mmas * kFlopsPerMma / (mma.median_ms * 1e-3);
+    // Flops per second of the loop of mma.m16n8k<DEPTH>: 2·16·8·DEPTH a warp's instruction.
+    auto mma_rate = [&](auto launch, int depth) {
+      const TimingStats mma = time_kernel([&] {
+        launch();
+        CUDA_CHECK(cudaGetLastError());
+      }, opt);
+      const double mmas = static_cast<double>(kMmaChains) * kMmaIterations * mma_blocks * (threads / 32);
+      return mmas * 2.0 * 16 * 8 * depth / (mma.median_ms * 1e-3);
+    };
+    c.tf32_mma_flops_per_s = mma_rate([&] { tf32_mma_loop<8><<<mma_blocks, threads>>>(out.data(), 1.0f); }, 8);
+    c.tf32_mma_k4_flops_per_s = mma_rate([&] { tf32_mma_loop<4><<<mma_blocks, threads>>>(out.data(), 1.0f); }, 4);
   }
   return c;
 }

@@ -253,7 +253,7 @@ analysis::TensorCoreCeilings read_ceilings(const std::string& path) {
     const nlohmann::json bench = parse_json(read_file(path, kMaxTextFileBytes), path);
     const nlohmann::json& c = bench.at("ceilings");
     const analysis::TensorCoreCeilings out{c.at("copy_bytes_per_s").get<double>(), c.at("fma_flops_per_s").get<double>(),
-                                           c.value("tf32_mma_flops_per_s", 0.0)};
+                                           c.value("tf32_mma_flops_per_s", 0.0), c.value("tf32_mma_k4_flops_per_s", 0.0)};
     if (!(out.copy_bytes_per_s > 0 && out.fma_flops_per_s > 0 && out.tf32_mma_flops_per_s > 0)) {
       throw std::runtime_error("its ceilings lack a positive copy, FMA or TF32 mma.sync rate (a run from before lab 08?)");
     }

@@ -47,6 +47,7 @@ const std::vector<Rule>& rules() {
       {"ceilings/copy_bytes_per_s", Kind::number},
       {"ceilings/fma_flops_per_s", Kind::number},
       {"ceilings/tf32_mma_flops_per_s", Kind::number},
+      {"ceilings/tf32_mma_k4_flops_per_s", Kind::number},
       {"clocks", Kind::object},
       {"clocks/during_conv2d", Kind::object},
       {"clocks/during_conv2d/samples", Kind::integer, 0, 1000000000},

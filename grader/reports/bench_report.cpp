@@ -116,7 +116,11 @@ std::string machine_lines(const json& bench) {
                    "TFLOP/s**{}.\n",
                    num(c, "copy_bytes_per_s", 0) / 1e9, num(c, "fma_flops_per_s", 0) / 1e12,
                    num(c, "tf32_mma_flops_per_s", 0) > 0
-                       ? fmt::format(", TF32 tensor cores (`mma.sync`) **{:.0f} TFLOP/s**", num(c, "tf32_mma_flops_per_s", 0) / 1e12)
+                       ? fmt::format(", TF32 tensor cores (`mma.sync`) **{:.0f} TFLOP/s**{}", num(c, "tf32_mma_flops_per_s", 0) / 1e12,
+                                     num(c, "tf32_mma_k4_flops_per_s", 0) > 0
+                                         ? fmt::format(" (at half depth, `m16n8k4`: {:.0f})",
+                                                       num(c, "tf32_mma_k4_flops_per_s", 0) / 1e12)
+                                         : "")
                        : "");
   return s;
 }

@@ -1,5 +1,5 @@
-// Lab 08 steps 3 and 4's analysis model: MMAs counted by hand, the band's useful fraction at each
-// K, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
+// Lab 08 steps 3 and 4's analysis model: MMAs counted by hand (the half k-step's among them), the
+// band's useful fraction at each K, the MMA bound at each depth's rate, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
 // edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13); the width of
 // the input tile's copies, which must never straddle the image's edge; the band fragments, one
 // per band entry, and two blocks an SM.
@@ -28,11 +28,54 @@ TEST_CASE("lab08 banded analysis: an 8192x8192 image with K = 17 is 8192 blocks 
   CHECK(a.useful_fmas == 8192LL * 8192 * 289);
 }
 
-TEST_CASE("lab08 banded analysis: the useful fraction is K over the band's 8·S columns", "[analysis][lab08][banded]") {
-  CHECK(analyze_lab08_banded(100, 100, 9).useful_fraction == Approx(9.0 / 16));    // 16 = K + 7: two k-steps exactly
-  CHECK(analyze_lab08_banded(100, 100, 10).useful_fraction == Approx(10.0 / 24));  // 17: one past two k-steps
-  CHECK(analyze_lab08_banded(100, 100, 13).useful_fraction == Approx(13.0 / 24));
-  CHECK(analyze_lab08_banded(100, 100, 17).useful_fraction == Approx(17.0 / 24));  // 24 = K + 7: three exactly
+TEST_CASE("lab08 banded analysis: the useful fraction is K over the band's depth, 8·S, or 8·S − 4 where the last "
+          "k-step is half (K = 10 to 13)",
+          "[analysis][lab08][banded]") {
+  // K + 7 input columns an 8-column tile: 16 at K = 9 (two k-steps exactly), 17 to 20 at K = 10 to
+  // 13 (two k-steps and half a third), 21 at K = 14 (one past it: three whole), 24 at K = 17.
+  const BandedAnalysis k9 = analyze_lab08_banded(100, 100, 9);
+  CHECK_FALSE(k9.half_step);
+  CHECK(k9.useful_fraction == Approx(9.0 / 16));
+  for (int k = 10; k <= 13; ++k) {
+    INFO("K = " << k);
+    const BandedAnalysis a = analyze_lab08_banded(100, 100, k);
+    CHECK(a.half_step);
+    CHECK(a.band_depth == 20);
+    CHECK(a.useful_fraction == Approx(k / 20.0));
+    CHECK(a.whole_steps_fraction == Approx(k / 24.0));
+  }
+  const BandedAnalysis k14 = analyze_lab08_banded(100, 100, 14);
+  CHECK_FALSE(k14.half_step);
+  CHECK(k14.band_depth == 24);
+  CHECK(k14.useful_fraction == Approx(14.0 / 24));
+  CHECK(analyze_lab08_banded(100, 100, 17).useful_fraction == Approx(17.0 / 24));
+}
+
+TEST_CASE("lab08 banded analysis: at K = 13 a third of the MMAs are m16n8k4, with half the flops, and the bound times "
+          "them at their own measured rate",
+          "[analysis][lab08][banded]") {
+  // 8192 blocks · 8 warps · 2 phases · 4 tiles · 13 mask rows = 6,815,744 (tile, mask row)s, each 3
+  // k-steps of 3 MMAs (ncu counted 61,341,696 on an H200: results/bench/nvidia-h200/lab08.md), the
+  // last k-step's 3 at half depth.
+  const BandedAnalysis a = analyze_lab08_banded(8192, 8192, 13);
+  const long long rows = 8192LL * 8 * 2 * 4 * 13;
+  CHECK(a.mmas == 61'341'696);
+  CHECK(a.half_mmas == 3 * rows);
+  CHECK(a.mma_flops == Approx(2048.0 * 6 * rows + 1024.0 * 3 * rows));
+  CHECK(a.mixed_mmas == 6 * rows);
+  CHECK(a.mixed_half_mmas == 2 * rows);
+  const TensorCoreCeilings c{3.0e12, 60.0e12, 300.0e12, 200.0e12};
+  CHECK(banded_bounds(a, c).mma_s == Approx(2048.0 * 6 * rows / 300e12 + 1024.0 * 3 * rows / 200e12));
+  CHECK(banded_mixed_bounds(a, c).mma_s == Approx(2048.0 * 4 * rows / 300e12 + 1024.0 * 2 * rows / 200e12));
+  // Without a k4 rate (a bench run from before it was measured) the half MMAs' flops go at the k8
+  // rate: a lower bound, below the measured one.
+  const TensorCoreCeilings old{3.0e12, 60.0e12, 300.0e12};
+  CHECK(banded_bounds(a, old).mma_s == Approx(a.mma_flops / 300e12));
+  CHECK(banded_bounds(a, old).mma_s < banded_bounds(a, c).mma_s);
+  // K = 17 has no half step: the k4 rate changes nothing.
+  const BandedAnalysis k17 = analyze_lab08_banded(8192, 8192, 17);
+  CHECK(k17.half_mmas == 0);
+  CHECK(banded_bounds(k17, c).mma_s == Approx(banded_bounds(k17, old).mma_s));
 }
 
 TEST_CASE("lab08 banded analysis: a tile reads only what lies inside the image", "[analysis][lab08][banded]") {

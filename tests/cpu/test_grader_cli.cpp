@@ -2,6 +2,8 @@
 // found before anything slow, and a machine without a GPU says so (exit 3).
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "commands/commands.hpp"
 #include "grader_test_support.hpp"
 #include "convlab/device_info.hpp"
@@ -155,6 +157,38 @@ TEST_CASE("grader cli: analyze --lab lab08 on an image prints step 3's band, MMA
   r = grader({"analyze", "--lab", "lab08", "--height", "64", "--width", "64", "--mask", "9", "--sms", "10"});
   CHECK(r.exit_code == kUsageError);
   CHECK_THAT(r.output, Catch::Contains("no split-K"));
+}
+
+TEST_CASE("grader cli: analyze --lab lab08 at K = 13 times the half k-step's m16n8k4s at the bench run's rate, and "
+          "says so when the run measured none",
+          "[grader][cli][lab08]") {
+  testing::TempDir dir("convlab-cli-lab08-k4");
+  const fs::path bench = dir.path() / "bench.json";
+  testing::write_test_file(bench, R"({"ceilings": {"copy_bytes_per_s": 3e12, "fma_flops_per_s": 6e13, )"
+                                  R"("tf32_mma_flops_per_s": 3e14, "tf32_mma_k4_flops_per_s": 2e14}})");
+  const std::vector<std::string> args = {"analyze", "--lab", "lab08", "--height", "8192", "--width", "8192",
+                                         "--mask", "13", "--ceilings", bench.string()};
+  ProcessResult r = grader(args);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("13/20 = 65.0% of the products are the mask's (13/24 = 54.2% with whole k-steps)"));
+  CHECK_THAT(r.output, Catch::Contains("40894464 m16n8k8, 20447232 m16n8k4"));
+  CHECK_THAT(r.output, Catch::Contains("m16n8k4 200 TFLOP/s"));
+  CHECK_THAT(r.output, !Catch::Contains("no m16n8k4 rate"));
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  r = grader(json_args);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  // 40,894,464 m16n8k8 of 2048 flops at 300 TFLOP/s and 20,447,232 m16n8k4 of 1024 at 200.
+  CHECK(j.at("bounds_ms").at("own").get<double>() == Approx(1e3 * (40894464.0 * 2048 / 3e14 + 20447232.0 * 1024 / 2e14)));
+  CHECK(j.at("half_mmas").get<long long>() == 20447232);
+
+  testing::write_test_file(bench, R"({"ceilings": {"copy_bytes_per_s": 3e12, "fma_flops_per_s": 6e13, "tf32_mma_flops_per_s": 3e14}})");
+  r = grader(args);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("m16n8k4 not measured"));
+  CHECK_THAT(r.output, Catch::Contains("no m16n8k4 rate in those ceilings"));
 }
 
 TEST_CASE("grader cli: a Slurm value that would break its #SBATCH line is refused", "[grader][cli][hostile]") {

@@ -114,4 +114,18 @@ TEST_CASE("gpu: measured ceilings are plausible for a data-centre GPU", "[gpu][h
   CHECK(c.copy_bytes_per_s < 20e12);
   CHECK(c.fma_flops_per_s > 1e12);
   CHECK(c.fma_flops_per_s < 500e12);
+  const auto device = query_device();
+  REQUIRE(device);
+  if (device->cc_major < 8) {
+    CHECK(c.tf32_mma_flops_per_s == 0);
+    CHECK(c.tf32_mma_k4_flops_per_s == 0);
+    return;
+  }
+  INFO("TF32 mma.sync m16n8k8 " << c.tf32_mma_flops_per_s / 1e12 << " TFLOP/s, m16n8k4 "
+                                << c.tf32_mma_k4_flops_per_s / 1e12);
+  // Tensor cores pass the CUDA cores' FMAs; an m16n8k4 does half an m16n8k8's work in at least
+  // half its time (an H200: two thirds), so its flops a second are at most the k8's.
+  CHECK(c.tf32_mma_flops_per_s > 2 * c.fma_flops_per_s);
+  CHECK(c.tf32_mma_k4_flops_per_s > 0.25 * c.tf32_mma_flops_per_s);
+  CHECK(c.tf32_mma_k4_flops_per_s <= 1.05 * c.tf32_mma_flops_per_s);
 }

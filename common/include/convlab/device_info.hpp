@@ -44,6 +44,7 @@ struct Ceilings {
   double copy_bytes_per_s = 0;  ///< device-to-device copy (the better of a float4 kernel and cudaMemcpy), bytes read + written per second
   double fma_flops_per_s = 0;   ///< fp32 FMA loop, 2 flops per FMA
   double tf32_mma_flops_per_s = 0;  ///< TF32 `mma.sync.m16n8k8` loop, 2 flops per multiply-add; 0 before compute capability 8.0
+  double tf32_mma_k4_flops_per_s = 0;  ///< the same loop of `mma.sync.m16n8k4` (half the depth: lab 08's half k-step); 0 before 8.0
 };
 
 /// Measures Ceilings (about a second of GPU time). @throws std::runtime_error without a GPU.

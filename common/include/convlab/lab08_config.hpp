@@ -182,14 +182,22 @@ inline constexpr int kBandTileCols = kBandWarpsX * kBandWarpTiles * kMmaN;      
 
 /// k-steps of one mask row's band: ⌈(K + 7) / 8⌉.
 CONVLAB_HOST_DEVICE constexpr int band_steps(int k) { return (k + kMmaN - 1 + kMmaK - 1) / kMmaK; }
-/// The useful fraction of the band's MMAs: K of every 8·band_steps(K) products are the mask's.
-constexpr double band_useful_fraction(int k) { return static_cast<double>(k) / (kMmaK * band_steps(k)); }
 /// Whether the band's last k-step needs only its first 4 k: an 8-column tile reads K + 7 input
 /// columns, so the last k-step's k ≥ 4 are all zero where K + 7 ≤ 8·(S − 1) + 4, K = 10 to 13.
 /// Its MMAs then run at half the depth (m16n8k4 in TF32, m16n8k8 in BF16).
 CONVLAB_HOST_DEVICE constexpr bool band_last_step_half(int k) {
   return k + kMmaN - 1 <= kMmaK * (band_steps(k) - 1) + kMmaK / 2;
 }
+/// The band's depth as the kernel multiplies it: 8·S products a mask row and output, less 4
+/// where the last k-step is half (band_last_step_half).
+CONVLAB_HOST_DEVICE constexpr int band_depth(int k) {
+  return kMmaK * band_steps(k) - (band_last_step_half(k) ? kMmaK / 2 : 0);
+}
+/// The useful fraction of the band's MMAs: K of every band_depth(K) products are the mask's
+/// (13/20 at K = 13, where whole k-steps would make it 13/24: band_whole_steps_fraction).
+constexpr double band_useful_fraction(int k) { return static_cast<double>(k) / band_depth(k); }
+/// The useful fraction of a band of whole k-steps, K / (8·S): the layout before the half step.
+constexpr double band_whole_steps_fraction(int k) { return static_cast<double>(k) / (kMmaK * band_steps(k)); }
 /// Columns of a block's input tile: a warp's last MMA tile reads 8·(S − 1) columns past its own.
 CONVLAB_HOST_DEVICE constexpr int band_tile_cols(int steps) { return kBandTileCols + kMmaK * (steps - 1); }
 /// The tile's row pitch in floats: its columns plus 4, 4 past a multiple of 8 (mod 32), so that

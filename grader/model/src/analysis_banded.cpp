@@ -13,6 +13,16 @@ namespace convlab::analysis {
 namespace {
 
 constexpr double kMmaFlops = 2.0 * lab08::kMmaM * lab08::kMmaN * lab08::kMmaK;
+constexpr double kHalfMmaFlops = kMmaFlops / 2;  // m16n8k4
+
+// Seconds on the tensor pipe of `mmas` instructions, `half` of them at half depth: each depth at
+// its measured rate, or (no k4 rate) the half ones' flops at the k8 rate.
+double mma_seconds(long long mmas, long long half, const TensorCoreCeilings& c) {
+  if (!(c.tf32_mma_flops_per_s > 0)) return 0.0;
+  const double k4_rate = c.tf32_mma_k4_flops_per_s > 0 ? c.tf32_mma_k4_flops_per_s : c.tf32_mma_flops_per_s;
+  return kMmaFlops * static_cast<double>(mmas - half) / c.tf32_mma_flops_per_s +
+         kHalfMmaFlops * static_cast<double>(half) / k4_rate;
+}
 
 long long ceil_div_ll(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -40,23 +50,30 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   a.width = width;
   a.mask_width = mask_width;
   a.band_steps = lab08::band_steps(mask_width);
+  a.half_step = lab08::band_last_step_half(mask_width);
+  a.band_depth = lab08::band_depth(mask_width);
   a.useful_fraction = lab08::band_useful_fraction(mask_width);
+  a.whole_steps_fraction = lab08::band_whole_steps_fraction(mask_width);
   const long long rows = ceil_div_ll(height, lab08::kBandTileRows), cols = ceil_div_ll(width, lab08::kBandTileCols);
   a.blocks = rows * cols;
   constexpr long long kWarpTiles = lab08::kBandWarpsX * lab08::kBandWarpsY * lab08::kBandPhases * lab08::kBandWarpTiles;
-  // (tile, mask row, k-step) triples of the whole grid: 3 MMAs each in step 3, 2 in step 4.
-  const long long tile_steps = a.blocks * kWarpTiles * mask_width * a.band_steps;
+  // (tile, mask row, k-step) triples of the whole grid: 3 MMAs each in step 3, 2 in step 4; with
+  // the half step, those of each (tile, mask row)'s last k-step at half depth.
+  const long long tile_rows = a.blocks * kWarpTiles * mask_width;
+  const long long tile_steps = tile_rows * a.band_steps;
   a.mmas = 3 * tile_steps;
+  a.half_mmas = a.half_step ? 3 * tile_rows : 0;
   a.mixed_mmas = 2 * tile_steps;
-  a.mma_flops = kMmaFlops * static_cast<double>(a.mmas);
+  a.mixed_half_mmas = a.half_step ? 2 * tile_rows : 0;
+  a.mma_flops = kMmaFlops * static_cast<double>(a.mmas - a.half_mmas) + kHalfMmaFlops * static_cast<double>(a.half_mmas);
   const long long pixels = static_cast<long long>(height) * width;
   a.useful_fmas = pixels * mask_width * mask_width;
   // Each block's tile rows and columns inside the image (the rest are zeros, never read).
   const int r = (mask_width - 1) / 2;
-  const long long tile_rows = lab08::kBandTileRows + mask_width - 1, tile_cols = lab08::band_tile_cols(a.band_steps);
+  const long long in_rows = lab08::kBandTileRows + mask_width - 1, in_cols = lab08::band_tile_cols(a.band_steps);
   long long rows_in = 0, cols_in = 0;
-  for (long long by = 0; by < rows; ++by) rows_in += inside(by * lab08::kBandTileRows - r, tile_rows, height);
-  for (long long bx = 0; bx < cols; ++bx) cols_in += inside(bx * lab08::kBandTileCols - r, tile_cols, width);
+  for (long long by = 0; by < rows; ++by) rows_in += inside(by * lab08::kBandTileRows - r, in_rows, height);
+  for (long long bx = 0; bx < cols; ++bx) cols_in += inside(bx * lab08::kBandTileCols - r, in_cols, width);
   a.tile_loads = rows_in * cols_in;
   a.compulsory_bytes = kBytesPerFloat * 2.0 * static_cast<double>(pixels);
   a.error_bound_units = banded_error_units(mask_width);
@@ -73,13 +90,13 @@ TensorCoreBounds banded_bounds(const BandedAnalysis& a, const TensorCoreCeilings
   TensorCoreBounds b;
   b.memory_s = over(a.compulsory_bytes, c.copy_bytes_per_s);
   b.fma_s = over(2.0 * static_cast<double>(a.useful_fmas), c.fma_flops_per_s);
-  b.mma_s = over(a.mma_flops, c.tf32_mma_flops_per_s);
+  b.mma_s = mma_seconds(a.mmas, a.half_mmas, c);
   return b;
 }
 
 TensorCoreBounds banded_mixed_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c) {
   TensorCoreBounds b = banded_bounds(a, c);
-  b.mma_s = c.tf32_mma_flops_per_s > 0 ? kMmaFlops * static_cast<double>(a.mixed_mmas) / c.tf32_mma_flops_per_s : 0.0;
+  b.mma_s = mma_seconds(a.mixed_mmas, a.mixed_half_mmas, c);
   return b;
 }
 

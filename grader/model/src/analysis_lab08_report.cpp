@@ -12,6 +12,13 @@ bool have(const TensorCoreCeilings& c) {
   return c.copy_bytes_per_s > 0 && c.fma_flops_per_s > 0 && c.tf32_mma_flops_per_s > 0;
 }
 
+// What a bound of a band with the half k-step says when the ceilings lack the m16n8k4 rate.
+std::string without_k4_rate(const BandedAnalysis& a, const TensorCoreCeilings& c) {
+  if (!a.half_step || c.tf32_mma_k4_flops_per_s > 0) return "";
+  return "\n                            (no m16n8k4 rate in those ceilings: the half k-steps' flops at m16n8k8's rate, "
+         "a bound that is too low)";
+}
+
 // A wgmma step's instruction shapes: "m64n128k8" (step 5), with step 6's BF16 one beside it.
 std::string wgmma_shapes(const TensorCoreStep& st) {
   if (st.bf16_products == 0) return fmt::format("m64n{}k8", st.plan.bn);
@@ -152,6 +159,7 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
     j["ceilings"] = {{"copy_bytes_per_s", ceilings.copy_bytes_per_s},
                      {"fma_flops_per_s", ceilings.fma_flops_per_s},
                      {"tf32_mma_flops_per_s", ceilings.tf32_mma_flops_per_s},
+                     {"tf32_mma_k4_flops_per_s", ceilings.tf32_mma_k4_flops_per_s},
                      {"origin", ceilings_origin}};
   }
   return j;
@@ -162,20 +170,37 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
   const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
   std::string out = fmt::format("lab 08 step 3 (banded_tf32x3) on a {}x{} image, K = {}{}\n", height, width, mask_width,
                                 in_parentheses(origin));
-  out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile: {}/{} = {:.1f}% of each MMA "
-                     "is the mask's\n",
-                     a.band_steps, mask_width, 8 * a.band_steps, 100.0 * a.useful_fraction);
-  out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs (m16n8k8, 3 per k-step), {:.4g} GFLOP on tensor "
-                     "cores for {:.4g} GFLOP of convolution\n",
-                     a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas, a.mma_flops / 1e9,
-                     2.0 * static_cast<double>(a.useful_fmas) / 1e9);
+  if (a.half_step) {
+    out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile, the last at half depth: "
+                       "{}/{} = {:.1f}% of the products are the mask's ({}/{} = {:.1f}% with whole k-steps)\n",
+                       a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction, mask_width, 8 * a.band_steps,
+                       100.0 * a.whole_steps_fraction);
+  } else {
+    out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile: {}/{} = {:.1f}% of each MMA "
+                       "is the mask's\n",
+                       a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction);
+  }
+  out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs ({}), {:.4g} GFLOP on tensor cores for {:.4g} "
+                     "GFLOP of convolution\n",
+                     a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas,
+                     a.half_step ? fmt::format("3 per k-step: {} m16n8k8, {} m16n8k4", a.mmas - a.half_mmas, a.half_mmas)
+                                 : std::string("m16n8k8, 3 per k-step"),
+                     a.mma_flops / 1e9, 2.0 * static_cast<double>(a.useful_fmas) / 1e9);
   out += fmt::format("  global loads              {} floats of input tiles ({:.2f}x the image)\n", a.tile_loads,
                      static_cast<double>(a.tile_loads) / (static_cast<double>(height) * width));
   if (have(ceilings)) {
     const TensorCoreBounds b = banded_bounds(a, ceilings);
+    out += fmt::format("  ceilings                  copy {:.0f} GB/s, FMA {:.1f} TFLOP/s, TF32 mma.sync m16n8k8 {:.0f} TFLOP/s, "
+                       "m16n8k4 {}\n",
+                       ceilings.copy_bytes_per_s / 1e9, ceilings.fma_flops_per_s / 1e12,
+                       ceilings.tf32_mma_flops_per_s / 1e12,
+                       ceilings.tf32_mma_k4_flops_per_s > 0
+                           ? fmt::format("{:.0f} TFLOP/s", ceilings.tf32_mma_k4_flops_per_s / 1e12)
+                           : std::string("not measured"));
     out += fmt::format("  bounds                    memory {:.4f} ms, FP32 FMA (lab 07's) {:.4f} ms, its MMAs at TF32 peak "
-                       "{:.4f} ms{}\n",
-                       1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, in_parentheses(ceilings_origin));
+                       "{:.4f} ms{}{}\n",
+                       1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, in_parentheses(ceilings_origin),
+                       without_k4_rate(a, ceilings));
   } else {
     out += "  bounds                    unknown: --ceilings BENCH_JSON (a grader bench run) gives them in ms\n";
   }
@@ -188,12 +213,14 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
     return out;
   }
   out += fmt::format("lab 08 step 4 (banded_tf32_bf16), the same blocks and band\n");
-  out += fmt::format("  work                      {} MMAs (per k-step one TF32 m16n8k8 and one BF16 m16n8k16: {:.3g}x step 3's)\n",
-                     a.mixed_mmas, static_cast<double>(a.mixed_mmas) / static_cast<double>(a.mmas));
+  out += fmt::format("  work                      {} MMAs (per k-step one TF32 m16n8k8 and one BF16 m16n8k16{}: {:.3g}x step 3's)\n",
+                     a.mixed_mmas,
+                     a.half_step ? fmt::format("; at the half k-step m16n8k4 and m16n8k8, {} of them", a.mixed_half_mmas) : "",
+                     static_cast<double>(a.mixed_mmas) / static_cast<double>(a.mmas));
   if (have(ceilings)) {
     const TensorCoreBounds b = banded_mixed_bounds(a, ceilings);
-    out += fmt::format("  bounds                    its MMAs at the TF32 instruction rate {:.4f} ms{}\n", 1e3 * b.mma_s,
-                       in_parentheses(ceilings_origin));
+    out += fmt::format("  bounds                    its MMAs at the TF32 instruction rates {:.4f} ms{}{}\n", 1e3 * b.mma_s,
+                       in_parentheses(ceilings_origin), without_k4_rate(a, ceilings));
   }
   out += fmt::format("  error bound               {:.4g}·2^-24·S; the FP32 rule allows {:.4g}·2^-24·S ({:.3g}×{})\n",
                      a.mixed_error_bound_units, a.allowed_units, a.mixed_fp32_ratio,
@@ -206,12 +233,15 @@ nlohmann::json lab08_banded_report_json(int height, int width, int mask_width, c
   const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
   nlohmann::json j = {{"format", "convlab-analyze-lab08-banded"}, {"version", 1}, {"variant", "banded_tf32x3"},
                       {"height", height}, {"width", width}, {"mask_width", mask_width}, {"origin", origin},
-                      {"band_steps", a.band_steps}, {"useful_fraction", a.useful_fraction}, {"blocks", a.blocks},
-                      {"mmas", a.mmas}, {"mma_flops", a.mma_flops}, {"useful_fmas", a.useful_fmas},
+                      {"band_steps", a.band_steps}, {"half_step", a.half_step}, {"band_depth", a.band_depth},
+                      {"useful_fraction", a.useful_fraction}, {"whole_steps_fraction", a.whole_steps_fraction},
+                      {"blocks", a.blocks}, {"mmas", a.mmas}, {"half_mmas", a.half_mmas}, {"mma_flops", a.mma_flops},
+                      {"useful_fmas", a.useful_fmas},
                       {"tile_loads", a.tile_loads}, {"compulsory_bytes", a.compulsory_bytes},
                       {"error_bound_units", a.error_bound_units}, {"allowed_units", a.allowed_units},
                       {"fp32_ratio", a.fp32_ratio}};
   nlohmann::json step4 = {{"variant", "banded_tf32_bf16"}, {"takes", a.mixed_takes}, {"mmas", a.mixed_mmas},
+                          {"half_mmas", a.mixed_half_mmas},
                           {"error_bound_units", a.mixed_error_bound_units}, {"fp32_ratio", a.mixed_fp32_ratio}};
   if (have(ceilings)) {
     const TensorCoreBounds b = banded_bounds(a, ceilings);

@@ -8,12 +8,16 @@
 /// ## The step, as written
 /// Blocks of kBandTileRows × kBandTileCols outputs (whole tiles, ragged edges included), 8 warps
 /// of 32 × 32 (two interleaved phases of 16 rows, 4 tiles of 8 columns); for each of the K mask
-/// rows a warp issues 3 MMAs per k-step, S = band_steps(K) k-steps per 16 × 8 tile, 8 tiles. Each block reads its input tile, (rows + K − 1) ×
+/// rows a warp issues 3 MMAs per k-step, S = band_steps(K) k-steps per 16 × 8 tile, 8 tiles;
+/// for K = 10 to 13 (band_last_step_half) the last k-step's 3 are m16n8k4, half the depth, which
+/// takes the tensor pipe about two thirds of an m16n8k8's time (measured: convlab::Ceilings), so
+/// the MMA bound times each depth at its own measured rate. Each block reads its input tile, (rows + K − 1) ×
 /// band_tile_cols(S), once from global memory (zero outside the image: those are not read), and
 /// writes its outputs inside the image. Step 4 runs the same blocks and band with 2 MMAs per
 /// k-step: one TF32 m16n8k8 and one BF16 m16n8k16, which an H200 issues at about the same rate
 /// (measured: 153-154 and 148-150 billion a second), so its MMA bound counts both at the TF32
-/// instruction rate.
+/// instruction rate; at a half k-step, one TF32 m16n8k4 and one BF16 m16n8k8, both at the m16n8k4
+/// rate (the same multiply-adds of BF16 and of TF32 per second: results/bench/nvidia-h200/lab08.md).
 #pragma once
 
 #include "convlab/analysis_tensor_cores.hpp"
@@ -26,10 +30,14 @@ struct BandedAnalysis {
   int width = 0;       ///< W
   int mask_width = 0;  ///< K
   int band_steps = 0;            ///< S = ⌈(K + 7)/8⌉ k-steps per mask row and tile
-  double useful_fraction = 0;    ///< K / (8·S): the mask's share of every banded MMA
+  bool half_step = false;        ///< the last k-step at half depth (K = 10 to 13)
+  int band_depth = 0;            ///< 8·S, less 4 with the half step: products per mask row and output
+  double useful_fraction = 0;    ///< K / band_depth: the mask's share of the band's products
+  double whole_steps_fraction = 0;  ///< K / (8·S): the same with whole k-steps (the plain band)
   long long blocks = 0;          ///< ⌈W/128⌉·⌈H/64⌉
-  long long mmas = 0;            ///< mma.sync.m16n8k8 instructions (warp-level) issued
-  double mma_flops = 0;          ///< 2·16·8·8 per MMA: the tensor cores' work, band and edges included
+  long long mmas = 0;            ///< mma.sync instructions (warp-level) issued, both depths: what ncu counts
+  long long half_mmas = 0;       ///< of those, m16n8k4 (the half k-steps')
+  double mma_flops = 0;          ///< 2·16·8·8 per m16n8k8, half that per m16n8k4: the tensor cores' work, band and edges included
   long long useful_fmas = 0;     ///< H·W·K²
   long long tile_loads = 0;      ///< floats the blocks read from global memory (their tiles, inside the image)
   double compulsory_bytes = 0;   ///< N read once and P written once
@@ -38,7 +46,8 @@ struct BandedAnalysis {
   double fp32_ratio = 0;         ///< error_bound_units / allowed_units: ≤ 1 means FP32-accurate
   /// Step 4 (banded_tf32_bf16), which takes K ≥ kBandMixedMinMask: the same blocks and band.
   bool mixed_takes = false;            ///< K ≥ kBandMixedMinMask
-  long long mixed_mmas = 0;            ///< its MMAs: half TF32 m16n8k8, half BF16 m16n8k16
+  long long mixed_mmas = 0;            ///< its MMAs: half TF32 m16n8k8, half BF16 m16n8k16 (k4 and k8 at half steps)
+  long long mixed_half_mmas = 0;       ///< of those, the half k-steps' (TF32 m16n8k4 and BF16 m16n8k8)
   double mixed_error_bound_units = 0;  ///< its worst-case |error| in units of 2^-24·S
   double mixed_fp32_ratio = 0;         ///< mixed_error_bound_units / allowed_units
 };
@@ -58,10 +67,12 @@ double banded_error_units(int mask_width);
 double banded_mixed_error_units(int mask_width);
 
 /// Step 3's bounds with these ceilings (a zero ceiling gives a zero bound): memory, the FP32 FMA
-/// bound lab 07 is held to, and its own MMAs at the TF32 peak.
+/// bound lab 07 is held to, and its own MMAs at the TF32 peaks, m16n8k8's and m16n8k4's (without
+/// the latter, the half k-steps' flops at m16n8k8's rate: a lower bound still).
 TensorCoreBounds banded_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c);
 
-/// Step 4's bounds: as step 3's, with its MMAs (mixed_mmas) at the TF32 instruction rate.
+/// Step 4's bounds: as step 3's, with its MMAs (mixed_mmas) at the TF32 instruction rates: a whole
+/// k-step's at m16n8k8's, a half k-step's at m16n8k4's.
 TensorCoreBounds banded_mixed_bounds(const BandedAnalysis& a, const TensorCoreCeilings& c);
 
 }  // namespace convlab::analysis

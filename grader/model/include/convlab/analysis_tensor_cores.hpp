@@ -113,7 +113,10 @@ struct TensorCoreAnalysis {
 struct TensorCoreCeilings {
   double copy_bytes_per_s = 0;      ///< device-to-device copy, bytes read + written per second
   double fma_flops_per_s = 0;       ///< float32 FMA
-  double tf32_mma_flops_per_s = 0;  ///< TF32 mma.sync
+  double tf32_mma_flops_per_s = 0;  ///< TF32 mma.sync (m16n8k8)
+  /// TF32 mma.sync at half the depth (m16n8k4), for lab 08's half k-step; 0 (a bench run from
+  /// before it was measured) times those MMAs at tf32_mma_flops_per_s, which can only lower a bound
+  double tf32_mma_k4_flops_per_s = 0;
 };
 
 /// A step's three lower bounds on time, in seconds.
