@@ -57,7 +57,7 @@ TEST_CASE("lab08 analysis: step 1 copies 16 bytes at a time, each filter's chunk
   // 2 slices · (64 + 128) rows · 8 chunks = 3072. Read: W's 8 filters · 36/4 chunks = 72; X: taps
   // inside per axis 2 + 3 + 3 + 3 + 2 = 13 (the edge outputs lose one to the padding), 13² of the
   // 5² · 9 = 225 (output, tap) pairs, one chunk each (Cp = 4) = 169.
-  const TensorCoreStep& one = analyze_lab08(layer(1, 3, 8, 5, 5, 3, 1, 1, 1), 132).step("tf32");
+  const TensorCoreStep one = analyze_lab08(layer(1, 3, 8, 5, 5, 3, 1, 1, 1), 132).step("tf32");
   CHECK(one.copy_bytes == 16);
   CHECK(one.async_copies == 2LL * (64 + 128) * 8);
   CHECK(one.async_copies_read == 72 + 169);
@@ -67,7 +67,7 @@ TEST_CASE("lab08 analysis: step 1 copies 16 bytes at a time, each filter's chunk
   // Cp = 4: a slice spans 8 taps, and a warp's copy reads some pixels at two of them (next test)
   CHECK(one.async_copies_distinct < one.async_copies_read);
   // Step 2 (on the tensor cores from n = 35) copies 4 bytes at a time and reorders nothing.
-  const TensorCoreStep& three = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3");
+  const TensorCoreStep three = analyze_lab08(layer(1, 16, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3");
   CHECK_FALSE(three.on_cuda_cores);
   CHECK(three.copy_bytes == 4);
   CHECK(three.reordered_floats == 0);
@@ -80,15 +80,15 @@ TEST_CASE("lab08 analysis: where a slice of step 1 spans taps, a warp reads one 
   // tap 8. One warp's copy holds columns 0 and 1 (outputs w = 0, 1) at every chunk j. Only the
   // middle mask row (taps 3, 4, 5) lies in the one input row: column 0 reads pixels 0, 1 at taps
   // 4, 5; column 1 pixels 0, 1 at taps 3, 4: four reads of two chunks. W: 9 chunks, all read.
-  const TensorCoreStep& one = analyze_lab08(layer(1, 4, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
+  const TensorCoreStep one = analyze_lab08(layer(1, 4, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
   CHECK(one.async_copies_read == 9 + 4);
   CHECK(one.async_copies_distinct == 9 + 2);
   // A slice inside one tap (Cp a multiple of the slice depth): every read is distinct.
-  const TensorCoreStep& wide = analyze_lab08(layer(1, 64, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
+  const TensorCoreStep wide = analyze_lab08(layer(1, 64, 1, 1, 2, 3, 1, 1, 1), 132).step("tf32");
   CHECK(wide.async_copies_distinct == wide.async_copies_read);
   // 28 channels, padded to 28, not a multiple of 32: slices span taps, and the walk still counts
   // each pixel at most once per warp's copy
-  const TensorCoreStep& ragged = analyze_lab08(layer(2, 28, 40, 9, 9, 3, 1, 1, 1), 132).step("tf32");
+  const TensorCoreStep ragged = analyze_lab08(layer(2, 28, 40, 9, 9, 3, 1, 1, 1), 132).step("tf32");
   CHECK(ragged.async_copies_distinct < ragged.async_copies_read);
   CHECK(ragged.async_copies_distinct > 0);
   // A layer too large to walk (40,000 column tiles of 8 slices: 3.3·10^8 lane steps, over 2^28)

@@ -223,7 +223,7 @@ TEST_CASE("lab08 analysis: step 5 on B32 C256->256 14x14 takes the narrow tile: 
 TEST_CASE("lab08 analysis: step 5 on B32 C48->256 14x14 keeps the wide tile, one block an SM: 196 blocks x 2 "
           "warpgroups x 6 wgmmas of 64 x 128 x 8 per slice, 27 slices in parts of 14 and 13",
           "[analysis][lab08][wgmma]") {
-  const TensorCoreStep& wg = analyze_lab08(layer(32, 48, 256, 14, 14, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
+  const TensorCoreStep wg = analyze_lab08(layer(32, 48, 256, 14, 14, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
   CHECK_FALSE(wg.narrow_tile);
   CHECK(wg.plan.bn == 128);
   CHECK(wg.plan.bk == 16);
@@ -249,7 +249,7 @@ TEST_CASE("lab08 analysis: step 5 on one 64x128 tile of 9 slices, counted by han
   CHECK(a.step("tf32").instructions == a.step("tf32").mmas);
   CHECK(a.step("tf32x3").mmas == 3 * 128 * 9);
   // 15 channels: 135 terms, 9 slices, the last partial (whole tiles still issue every wgmma).
-  const TensorCoreStep& sliced = analyze_lab08(layer(1, 15, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
+  const TensorCoreStep sliced = analyze_lab08(layer(1, 15, 64, 8, 8, 3, 1, 1, 1), 132).step("tf32x3_wgmma");
   CHECK_FALSE(sliced.group_tap);
   CHECK(sliced.instructions == 54);
 }

@@ -312,7 +312,7 @@ TEST_CASE("gpu: ncu's tensor-core MMA instructions of every lab 08 step equal th
                                   ConvLayerShape{1, 64, 130, 9, 9, 3, 1, 1, 1}, ConvLayerShape{32, 48, 256, 14, 14, 3, 1, 1, 1}}) {
     const fs::path dir = make_layer_case(s);
     for (const char* step : {"tf32x3_wgmma", "tf32_bf16_wgmma"}) {
-      const analysis::TensorCoreStep& st = analysis::analyze_lab08(s, device->sm_count).step(step);
+      const analysis::TensorCoreStep st = analysis::analyze_lab08(s, device->sm_count).step(step);
       std::string out;
       const auto m = ncu_metrics(ncu, "08", step, dir, "wgmma_gemm", 1, {grader::kMetricTensorWgmmaInsts}, &out);
       INFO(step << " " << s.describe() << "\n" << out);
