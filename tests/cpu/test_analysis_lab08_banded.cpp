@@ -1,5 +1,6 @@
 // Lab 08 steps 3 and 4's analysis model: MMAs counted by hand (the half k-step's among them), the
-// band's useful fraction at each K, the MMA bound at each depth's rate, the input tiles' loads at the image's edges, and the error bound of docs/design.md at its
+// band's useful fraction at each K, the MMA bound at each depth's rate, the input tiles' loads at
+// the image's edges, and the error bound of docs/design.md at its
 // edge (within the FP32 rule from K = 7; step 3 takes K ≥ 9; step 4 from K = 13); the width of
 // the input tile's copies, which must never straddle the image's edge; the band fragments, one
 // per band entry, and two blocks an SM.
