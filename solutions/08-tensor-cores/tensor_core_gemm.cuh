@@ -120,16 +120,24 @@ __device__ __forceinline__ bool output_pairs_fit(const float* Y, const Geometry&
   return g.HoWo % 2 == 0 && reinterpret_cast<uintptr_t>(Y) % 8 == 0;
 }
 
+/// Y's offset of GEMM column n, row 0: Y[b][0][h][w] with b = n / HoWo. A thread stores several
+/// rows of each of its columns, so the epilogues divide once per column: dividing at every store
+/// (about 25 instructions each, 32 stores a warp in step 1) took 2–7 % of steps 1, 5 and 6 on
+/// three of the bench layers (results/bench/nvidia-h200/lab08.md).
+__device__ __forceinline__ int output_column(const Geometry& g, int n) {
+  const int b = n / g.HoWo;
+  return b * g.M * g.HoWo + (n - b * g.HoWo);
+}
+
 /// Outputs (m, n) and (m, n + 1) of the GEMM, n even, into Y [B][M][Ho][Wo], or added to it with
-/// atomics (`atomic`: split-K, into a zeroed Y); a column past N is skipped. With `pairs`
-/// (output_pairs_fit) one 8-byte store or atomic add takes both, so four lanes fill a 32-byte
-/// sector where 4-byte stores each filled half of it: 2–14 % off step 5
+/// atomics (`atomic`: split-K, into a zeroed Y); a column past N is skipped. `column` is
+/// output_column(g, n). With `pairs` (output_pairs_fit) one 8-byte store or atomic add takes both,
+/// so four lanes fill a 32-byte sector where 4-byte stores each filled half of it: 2–14 % off step 5
 /// (results/bench/nvidia-h200/lab08.md).
-__device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, int m, int n, float v0, float v1,
-                                                  bool pairs, bool atomic) {
+__device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, int m, int n, int column, float v0,
+                                                  float v1, bool pairs, bool atomic) {
   if (pairs && n < g.N) {  // N = B·HoWo is even, so n + 1 < N too
-    const int b = n / g.HoWo;
-    float2* y = reinterpret_cast<float2*>(Y + (b * g.M * g.HoWo + m * g.HoWo + (n - b * g.HoWo)));
+    float2* y = reinterpret_cast<float2*>(Y + (column + m * g.HoWo));
     if (atomic) {
       atomicAdd(y, make_float2(v0, v1));
     } else {
@@ -141,7 +149,7 @@ __device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, i
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     if (pairs || n + e >= g.N) continue;
-    const int b = (n + e) / g.HoWo;
+    const int b = (n + e) / g.HoWo;  // n and n + 1 may lie in two images
     float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n + e - b * g.HoWo));  // Y[b][m][h][w]
     if (atomic) {
       atomicAdd(y, v[e]);
@@ -161,12 +169,15 @@ __device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], f
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     const int n = n0 + w.warp_n * 32 + nt * kMmaN + 2 * w.tig;  // even
+    const int column = output_column(g, n);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = m0 + w.warp_m * (MT * kMmaM) + mt * kMmaM + w.gid + 8 * half;
-        if (row < g.M) store_output_pair(Y, g, row, n, acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1], pairs, atomic);
+        if (row < g.M) {
+          store_output_pair(Y, g, row, n, column, acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1], pairs, atomic);
+        }
       }
     }
   }

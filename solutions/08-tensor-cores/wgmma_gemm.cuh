@@ -307,10 +307,14 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   // i and i + 1 (i even) are one output pair (store_output_pair, tensor_core_gemm.cuh).
   const bool pairs = output_pairs_fit(Y, g);
 #pragma unroll
-  for (int i = 0; i < Tile::ACCUMULATORS; i += 2) {
-    const int n = n0 + 8 * (i / 4) + 2 * tig;
-    const int m = m0 + row + 8 * ((i / 2) % 2);
-    if (m < g.M) store_output_pair(Y, g, m, n, acc[i], acc[i + 1], pairs, atomic);
+  for (int j = 0; j < Tile::ACCUMULATORS / 4; ++j) {
+    const int n = n0 + 8 * j + 2 * tig;
+    const int column = output_column(g, n);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m0 + row + 8 * h;
+      if (m < g.M) store_output_pair(Y, g, m, n, column, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], pairs, atomic);
+    }
   }
 }
 
