@@ -120,9 +120,12 @@ __global__ void order_weights_tap_channel(const float* __restrict__ W, float* __
 ///     A: filter m0 + r, i < BM·CHUNKS/THREADS;   B: column n0 + r, i < BN·CHUNKS/THREADS
 ///
 /// so 8 consecutive threads of a warp copy one row's 128 (BK = 32) contiguous bytes. A thread's
-/// chunk j is the same in every row it copies, so it works out its tap (p, q) and channel c once
-/// a slice, and tests its columns against X's edges once a chunk. Slices must be copied in
-/// increasing order from `first_slice`.
+/// chunk j is the same in every row it copies, so its tap (p, q), channel c and the chunk's offset
+/// from a column's origin in Xr are worked out once a slice, for all its rows; what changes from
+/// row to row is held as int offsets from Xr and Wr, which are the same for every thread. The
+/// copies of a slice are then an add, an edge test and a cp.async each: built per copy instead,
+/// the loop's address arithmetic outnumbered its MMAs two to one (results/bench/nvidia-h200/lab08.md).
+/// Slices are copied one after another, from `first_slice`.
 template <int BM, int BN, int BK, int THREADS>
 struct ChunkLoader {
   static constexpr int CHUNKS = BK / kChunkFloats;                 // chunks per tile row
@@ -132,63 +135,65 @@ struct ChunkLoader {
   static_assert(BK % kChunkFloats == 0 && THREADS % CHUNKS == 0, "whole chunks, evenly over threads");
   static_assert(BM % ROW_STEP == 0 && BN % ROW_STEP == 0, "the tiles' rows split evenly over threads");
 
-  tiles::ColumnOrigin col[B_PER_THREAD];  // col[i]: column n0 + r_i; base in floats of Xr
-  int row0, m0, cp, kp;
-  int c, p, q;  // this thread's chunk in the next slice: channel c of tap (p, q); p ≥ K past the end
+  tiles::ColumnOrigin col[B_PER_THREAD];  // col[i]: column n0 + r_i; base: Xr's offset of its tap (0, 0), channel 0
+  int a_offset;  // Wr's offset of this thread's chunk of filter m0 + r_0 in the next slice
+  int a_step;    // ROW_STEP·K·K·Cp: Wr's floats between the filters of its copies
+  int a_rows;    // its copies i < a_rows are of filters (m0 + r_i < M)
+  int c, p, q;   // its chunk in the next slice: channel c of tap (p, q); p ≥ K past the end
+  int tap;       // that chunk's offset in Xr from a column's base: (p·D·W + q·D)·Cp + c
 
-  __device__ ChunkLoader(const Geometry& g, int channels_padded, int block_m0, int block_n0, int first_slice) {
-    const int j = static_cast<int>(threadIdx.x) % CHUNKS;
-    row0 = static_cast<int>(threadIdx.x) / CHUNKS;
-    m0 = block_m0;
-    cp = channels_padded;
-    kp = g.KK * cp;
+  __device__ ChunkLoader(const Geometry& g, int cp, int block_m0, int block_n0, int first_slice) {
+    const int j = static_cast<int>(threadIdx.x) % CHUNKS, row0 = static_cast<int>(threadIdx.x) / CHUNKS;
+    const int kp = g.KK * cp;
 #pragma unroll
     for (int i = 0; i < B_PER_THREAD; ++i) {
-      col[i] = tiles::decode_column(block_n0 + row0 + i * ROW_STEP, g);
-      // Xr's offset of position (ih0, iw0) of image b: tiles::decode_column's base, which counts
-      // in X's NCHW floats (b·C·H·W + ih0·W + iw0), moved to Xr's (b·H·W + ih0·W + iw0)·Cp
-      if (block_n0 + row0 + i * ROW_STEP < g.N) {
-        const int b = (block_n0 + row0 + i * ROW_STEP) / g.HoWo;
-        col[i].base = ((b * g.H + col[i].ih0) * g.W + col[i].iw0) * cp;
-      }
+      const int n = block_n0 + row0 + i * ROW_STEP;
+      col[i] = tiles::decode_column(n, g);
+      // tiles::decode_column's base counts in X's NCHW floats (b·C·H·W + ih0·W + iw0); Xr's is
+      // (b·H·W + ih0·W + iw0)·Cp
+      if (n < g.N) col[i].base = ((n / g.HoWo * g.H + col[i].ih0) * g.W + col[i].iw0) * cp;
     }
     const int k = first_slice * BK + j * kChunkFloats;
-    const int tap = k / cp;
-    c = k - tap * cp;
-    p = tap / g.K;
-    q = tap - p * g.K;
+    a_offset = (block_m0 + row0) * kp + k;
+    a_step = ROW_STEP * kp;
+    a_rows = g.M - block_m0 - row0 > 0 ? (g.M - block_m0 - row0 + ROW_STEP - 1) / ROW_STEP : 0;
+    const int t = k / cp;
+    c = k - t * cp;
+    p = t / g.K;
+    q = t - p * g.K;
+    tap = (p * g.W + q) * g.D * cp + c;
   }
 
-  /// Slice kt of both operands into As[m][k] and Bs[n][k] (zeros past the reduction, past the
+  /// The next slice of both operands into As[m][k] and Bs[n][k] (zeros past the reduction, past the
   /// tiles' edges and in the convolution's padding); then moves this thread's chunk on by BK.
   template <int LD>
-  __device__ void issue(int kt, float (&As)[BM][LD], float (&Bs)[BN][LD], const float* Xr, const float* Wr,
-                        const Geometry& g) {
+  __device__ void issue(float (&As)[BM][LD], float (&Bs)[BN][LD], const float* Xr, const float* Wr, const Geometry& g,
+                        int cp) {
     static_assert(LD % kChunkFloats == 0, "rows of whole 16-byte chunks");
-    const int j = static_cast<int>(threadIdx.x) % CHUNKS;
-    const int k = kt * BK + j * kChunkFloats;
+    const int j = static_cast<int>(threadIdx.x) % CHUNKS, row0 = static_cast<int>(threadIdx.x) / CHUNKS;
     const bool in_reduction = p < g.K;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; ++i) {
-      const int r = row0 + i * ROW_STEP;
-      const bool ok = in_reduction && m0 + r < g.M;
-      tiles::copy_async_or_zero<kChunkFloats>(&As[r][j * kChunkFloats], ok ? Wr + (m0 + r) * kp + k : Wr, ok);
+      const bool ok = in_reduction && i < a_rows;
+      tiles::copy_async_or_zero<kChunkFloats>(&As[row0 + i * ROW_STEP][j * kChunkFloats],
+                                              Wr + (ok ? a_offset + i * a_step : 0), ok);
     }
     const int dy = p * g.D, dx = q * g.D;
-    const int tap_offset = (dy * g.W + dx) * cp + c;
 #pragma unroll
     for (int i = 0; i < B_PER_THREAD; ++i) {
       const bool inside = in_reduction && static_cast<unsigned>(col[i].ih0 + dy) < static_cast<unsigned>(g.H) &&
                           static_cast<unsigned>(col[i].iw0 + dx) < static_cast<unsigned>(g.W);
       tiles::copy_async_or_zero<kChunkFloats>(&Bs[row0 + i * ROW_STEP][j * kChunkFloats],
-                                              inside ? Xr + col[i].base + tap_offset : Xr, inside);
+                                              Xr + (inside ? col[i].base + tap : 0), inside);
     }
     // on by BK: a chunk never straddles two taps (Cp % 4 == 0), so c stays a multiple of 4
+    a_offset += BK;
     c += BK;
     while (c >= cp) {
       c -= cp;
       if (++q == g.K) q = 0, ++p;
     }
+    tap = (p * g.W + q) * g.D * cp + c;
   }
 };
 

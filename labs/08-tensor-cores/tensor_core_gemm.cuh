@@ -125,8 +125,7 @@ __device__ __forceinline__ void store_output_pair(float* Y, const Geometry& g, i
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     if (pairs || n + e >= g.N) continue;
-    const int b = (n + e) / g.HoWo;  // n and n + 1 may lie in two images
-    float* y = Y + (b * g.M * g.HoWo + m * g.HoWo + (n + e - b * g.HoWo));  // Y[b][m][h][w]
+    float* y = Y + (output_column(g, n + e) + m * g.HoWo);  // n and n + 1 may lie in two images
     if (atomic) {
       atomicAdd(y, v[e]);
     } else {
@@ -196,7 +195,7 @@ tensor_core_gemm_tf32(const float* __restrict__ Xr, const float* __restrict__ Wr
   // Prologue: slices kt_begin .. kt_begin + kStages - 2 in flight, one commit group each.
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (kt_begin + s < kt_end) load.issue(kt_begin + s, As[s], Bs[s], Xr, Wr, g);
+    if (kt_begin + s < kt_end) load.issue(As[s], Bs[s], Xr, Wr, g, cp);
     tiles::copy_async_commit();
   }
   int stage = 0;
@@ -205,7 +204,7 @@ tensor_core_gemm_tf32(const float* __restrict__ Xr, const float* __restrict__ Wr
     __syncthreads();                        // ... and for all; everyone is done with slice kt - 1
     const int next = kt + kStages - 1;
     const int next_stage = stage == 0 ? kStages - 1 : stage - 1;
-    if (next < kt_end) load.issue(next, As[next_stage], Bs[next_stage], Xr, Wr, g);
+    if (next < kt_end) load.issue(As[next_stage], Bs[next_stage], Xr, Wr, g, cp);
     tiles::copy_async_commit();
 #pragma unroll
     for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32(As[stage], Bs[stage], kk, w, acc);

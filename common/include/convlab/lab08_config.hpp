@@ -148,12 +148,52 @@ constexpr long long nhwc_reduction(const ConvLayerShape& s) {
 constexpr int nhwc_shared_bytes(int bm) { return kStages * (bm + kBlockN) * kNhwcPitch * 4; }
 static_assert(kMinBlocks * (nhwc_shared_bytes(128) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
 
-/// split_k's rule for step 1's tiles, whose reduction is nhwc_reduction(s) long in slices of
-/// kNhwcSliceDepth.
+// Step 1's split rule is fitted to its kernel's times, not to least_busy_split's count of work: on
+// 31 layers of 20 to 208 tiles (NVIDIA H200, results/bench/nvidia-h200/lab08_step1_splits.csv),
+// least_busy_split's pick ran 1.13–1.22× the best split's time (geometric means), up to 1.6×. What
+// it leaves out:
+//   - a block alone on an SM is not half as fast as two: 132 blocks of 18 slices ran in 0.81 of
+//     the time of 264 of 9 (B8 C256→384 13×13), though both give every SM 18 slices;
+//   - the atomic adds of a split into Y, which load the L2 of the whole GPU;
+//   - a last round of fewer blocks than slots is not always spread one an SM: it is counted whole.
+// The time of s splits, in slices of a block sharing its SM, n = tiles·s blocks of slices/s each:
+//
+//   n ≤ SMs:  kLoneBlockSlice · slices/s + kBlockFixed         (one block an SM)
+//   n > SMs:  ⌈n / slots⌉ · (slices/s + kBlockFixed)           (rounds of two blocks an SM)
+//   + kSplitAdds · n / SMs, where s > 1                          (the atomic adds of every block)
+//
+// Fitted on 13 layers and checked on 18 others: there the pick ran 1.01× the best split's time
+// (geometric mean), 1.10× at worst.
+
+/// A slice of a block alone on its SM, in slices of one that shares its SM with another.
+inline constexpr double kLoneBlockSlice = 0.6;
+/// A block's fixed cost, in slices: the pipeline's first slices in flight, the epilogue.
+inline constexpr double kBlockFixed = 2.0;
+/// A split block's atomic adds of its tile into Y, in slices of one SM's time.
+inline constexpr double kSplitAdds = 2.0;
+
+/// The modelled time of step 1's kernel in `splits` splits (the formula above), in slices.
+inline double step1_split_time(long long tiles, long long slices, long long splits, long long sms) {
+  const long long blocks = tiles * splits, slots = sms * kMinBlocks;
+  const double per_block = static_cast<double>(slices) / static_cast<double>(splits);
+  const double compute = blocks <= sms ? kLoneBlockSlice * per_block + kBlockFixed
+                                       : static_cast<double>((blocks + slots - 1) / slots) * (per_block + kBlockFixed);
+  return compute + (splits > 1 ? kSplitAdds * static_cast<double>(blocks) / static_cast<double>(sms) : 0.0);
+}
+
+/// Step 1's split-K: none when its tiles fill every slot; else the split s (each part keeping at
+/// least 8 of the nhwc_reduction(s) / kNhwcSliceDepth slices) of the least step1_split_time, the
+/// smallest s of equals.
 inline int nhwc_split_k(const ConvLayerShape& s, int bm, int sms) {
   SplitWork w = split_work(s, bm, kBlockN);
   w.slices = (nhwc_reduction(s) + kNhwcSliceDepth - 1) / kNhwcSliceDepth;
-  return least_busy_split(w.tiles, w.slices, static_cast<long long>(sms) * kMinBlocks, sms);
+  if (w.tiles >= static_cast<long long>(sms) * kMinBlocks) return 1;
+  const long long most = std::max(1LL, w.slices / 8);
+  long long best = 1;
+  for (long long split = 2; split <= most; ++split) {
+    if (step1_split_time(w.tiles, w.slices, split, sms) < step1_split_time(w.tiles, w.slices, best, sms)) best = split;
+  }
+  return static_cast<int>(best);
 }
 
 // ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
