@@ -79,39 +79,96 @@ inline SplitWork split_work(const ConvLayerShape& s, long long bm, long long bn,
   return {((n + bn - 1) / bn) * ((s.filters + bm - 1) / bm), (kdim + depth - 1) / depth};
 }
 
-/// The rule of split_k and of wgmma_plan for the wide tile: `tiles` block tiles of `slices`
-/// slices each, `slots` blocks resident at once, the work counted per `units` (SMs, or slots). No
-/// split when the tiles fill every slot; else at least enough splits to fill them, and among those
-/// s (each split keeps at least 8 slices to pipeline) the one whose busiest unit has the least
-/// work, ⌈tiles·s / units⌉ blocks of 1/s of a tile; the smallest s of equals, for the fewest
-/// atomic adds.
-inline int least_busy_split(long long tiles, long long slices, long long slots, long long units) {
-  if (tiles >= slots) return 1;
-  const long long most = std::max(1LL, slices / 8);
-  const long long fill = std::min(most, (slots + tiles - 1) / tiles);  // the fewest that fill every slot
-  long long best = fill;
-  // busiest unit's work, in tiles: ⌈tiles·s / units⌉ / s, compared as cross products to stay exact
-  const auto busiest = [&](long long split) { return (tiles * split + units - 1) / units; };
-  for (long long split = fill + 1; split <= most; ++split) {
-    if (busiest(split) * best < busiest(best) * split) best = split;
+// ---- Split-K by a model of the kernels' measured times ----
+//
+// The rule the steps had before counted work: the blocks of the busiest SM, each 1/s of a tile,
+// after enough splits to fill every slot (steps 1 and 2, and step 5's wide tile; its narrow tile
+// took the fewest that fill them). Timed at every split count on layers of few tiles (NVIDIA
+// H200; results/bench/nvidia-h200/lab08_step1_splits.csv and lab08_wgmma_splits.csv),
+// those picks ran 1.03–1.22× the best split's time (geometric means), up to 1.6×. What the times
+// showed that a count of work leaves out:
+//   - a block alone on an SM is not half as fast as two: step 1's 132 blocks of 18 slices ran in
+//     0.81 of the time of 264 of 9 (B8 C256→384 13×13), though both give every SM 18 slices;
+//   - a block's fixed cost (its pipeline's first slices, its epilogue), and the atomic adds of a
+//     split into Y, which load the L2 of the whole GPU;
+//   - for step 1, a last round of fewer blocks than slots is not always spread one an SM: it can
+//     run as a whole round (B32 C256→256 14×14: 392 blocks of 18 slices, 264 and then 128, took
+//     0.0717 ms, 490 of 14.4 took 0.0657).
+// The model: n = tiles·s blocks of slices/s slices each, b blocks an SM, times in slices of a block
+// that shares its SM, F = block_fixed (b > 1) or block_fixed_alone (b = 1):
+//
+//   n ≤ SMs (and b > 1):  lone_block_slice · slices/s + F                    (one block an SM)
+//   else, last_round_whole:  ⌈n / (b·SMs)⌉ · (slices/s + F)                (rounds of b an SM)
+//   else:                    ⌈n / SMs⌉ / b · (slices/s + F)                (the busiest SM's)
+//   + split_adds · n / SMs, where s > 1                                     (the atomic adds)
+//
+// The constants were chosen on a grid against one set of layers (the CSVs' `fit` sets) and
+// checked on another of 18 (`check`): there the picks ran 1.002–1.009× the best split's time
+// (geometric means), 1.01–1.10× at worst. Step 2 shares steps 5 and 6's constants. No layer of
+// those sets ran one block an SM; block_fixed_alone was chosen on a third set of 13 such layers
+// (`wide`), where the picks then ran 1.00× (1.01× at worst), and is checked on no other.
+
+/// What a split costs a kernel, in slices (the model above).
+struct SplitCosts {
+  double lone_block_slice;   ///< a slice of a block alone on its SM, in slices of one that shares it
+  double block_fixed;        ///< a block's fixed cost (its pipeline's start, its epilogue) where
+                             ///< other blocks share its SM and hide part of it
+  double block_fixed_alone;  ///< the same in a kernel of one block an SM, where nothing hides it
+  double split_adds;         ///< a split block's atomic adds of its tile, in one SM's time
+  bool last_round_whole;     ///< blocks past the first rounds take a whole round (step 1)
+};
+/// Step 1's kernel (tensor_core_gemm_tf32), always two blocks an SM.
+inline constexpr SplitCosts kStep1SplitCosts{0.6, 2.0, 6.0, 2.0, true};
+/// Step 2's kernel (tensor_core_gemm), and steps 5 and 6's (wgmma_gemm), either tile; one block an
+/// SM is the wide tile of two warpgroups on a layer of few tiles (wgmma_blocks_per_sm).
+inline constexpr SplitCosts kSplitCosts{0.6, 2.0, 6.0, 0.5, false};
+
+/// The modelled time of a kernel of `tiles` block tiles of `slices` slices each in `splits` splits,
+/// `blocks_per_sm` blocks an SM on `sms` SMs (the model above), in slices.
+inline double modelled_split_time(const SplitCosts& c, long long tiles, long long slices, long long splits,
+                                  long long sms, long long blocks_per_sm) {
+  const long long blocks = tiles * splits;
+  const double per_block = static_cast<double>(slices) / static_cast<double>(splits);
+  const double fixed = blocks_per_sm > 1 ? c.block_fixed : c.block_fixed_alone;
+  double compute;
+  if (blocks <= sms && blocks_per_sm > 1) {
+    compute = c.lone_block_slice * per_block + fixed;
+  } else {
+    const double rounds = c.last_round_whole
+                              ? static_cast<double>((blocks + sms * blocks_per_sm - 1) / (sms * blocks_per_sm))
+                              : static_cast<double>((blocks + sms - 1) / sms) / static_cast<double>(blocks_per_sm);
+    compute = rounds * (per_block + fixed);
   }
-  return static_cast<int>(best);
+  const double adds = splits > 1 ? c.split_adds * static_cast<double>(blocks) / static_cast<double>(sms) : 0.0;
+  return compute + adds;
 }
 
-/// How many blocks share one output's reduction (split-K, atomic adds into a zeroed Y). A layer
-/// with at least kMinBlocks tiles per SM is not split. One with fewer is split at least enough that
-/// every SM gets kMinBlocks blocks, and among such splits s (each split keeps at least 8 slices to
-/// pipeline) the one whose busiest SM has the least work: ⌈tiles·s / sms⌉ blocks of 1/s of a tile
-/// each; the smallest s of equals, for the fewest atomic adds. Filling the slots alone is not enough:
-/// B32 C256→256 14×14's 98 tiles of 128 rows in 3 splits give some of an H200's 132 SMs three
-/// blocks of 1/3 each (a whole tile's work), in 4 splits three of 1/4: step 1 took 0.187 ms at 3
-/// splits, 0.149 at 4, 0.160 at 2 and 0.166 at 6 (H200, 2026-11-29).
+/// The split of the least modelled_split_time among those that `allowed` (a predicate on the split
+/// count) and that keep at least 8 slices in every part; the smallest of equals; none when the
+/// tiles fill every slot, or when no split is allowed.
+template <typename Allowed>
+int fitted_split(const SplitCosts& c, long long tiles, long long slices, long long sms, long long blocks_per_sm,
+                 Allowed allowed) {
+  if (tiles >= sms * blocks_per_sm) return 1;
+  const long long most = std::max(1LL, slices / 8);
+  long long best = 0;
+  double best_time = 0.0;
+  for (long long split = 1; split <= most; ++split) {
+    if (!allowed(split)) continue;
+    const double t = modelled_split_time(c, tiles, slices, split, sms, blocks_per_sm);
+    if (best == 0 || t < best_time) best = split, best_time = t;
+  }
+  return best == 0 ? 1 : static_cast<int>(best);
+}
+
+/// How many blocks share one output's reduction in step 2 (split-K, atomic adds into a zeroed Y):
+/// fitted_split with kSplitCosts, two blocks an SM.
 /// @param s the layer (validated by the caller)
 /// @param bm the block tile's rows (block_m)
 /// @param sms streaming multiprocessors of the GPU
 inline int split_k(const ConvLayerShape& s, int bm, int sms) {
   const SplitWork w = split_work(s, bm, kBlockN);
-  return least_busy_split(w.tiles, w.slices, static_cast<long long>(sms) * kMinBlocks, sms);
+  return fitted_split(kSplitCosts, w.tiles, w.slices, sms, kMinBlocks, [](long long) { return true; });
 }
 
 // ---- Step 1's feed: the layer reordered once per call (nhwc_tiles.cuh) ----
@@ -148,52 +205,12 @@ constexpr long long nhwc_reduction(const ConvLayerShape& s) {
 constexpr int nhwc_shared_bytes(int bm) { return kStages * (bm + kBlockN) * kNhwcPitch * 4; }
 static_assert(kMinBlocks * (nhwc_shared_bytes(128) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
 
-// Step 1's split rule is fitted to its kernel's times, not to least_busy_split's count of work: on
-// 31 layers of 20 to 208 tiles (NVIDIA H200, results/bench/nvidia-h200/lab08_step1_splits.csv),
-// least_busy_split's pick ran 1.13–1.22× the best split's time (geometric means), up to 1.6×. What
-// it leaves out:
-//   - a block alone on an SM is not half as fast as two: 132 blocks of 18 slices ran in 0.81 of
-//     the time of 264 of 9 (B8 C256→384 13×13), though both give every SM 18 slices;
-//   - the atomic adds of a split into Y, which load the L2 of the whole GPU;
-//   - a last round of fewer blocks than slots is not always spread one an SM: it is counted whole.
-// The time of s splits, in slices of a block sharing its SM, n = tiles·s blocks of slices/s each:
-//
-//   n ≤ SMs:  kLoneBlockSlice · slices/s + kBlockFixed         (one block an SM)
-//   n > SMs:  ⌈n / slots⌉ · (slices/s + kBlockFixed)           (rounds of two blocks an SM)
-//   + kSplitAdds · n / SMs, where s > 1                          (the atomic adds of every block)
-//
-// Fitted on 13 layers and checked on 18 others: there the pick ran 1.01× the best split's time
-// (geometric mean), 1.10× at worst.
-
-/// A slice of a block alone on its SM, in slices of one that shares its SM with another.
-inline constexpr double kLoneBlockSlice = 0.6;
-/// A block's fixed cost, in slices: the pipeline's first slices in flight, the epilogue.
-inline constexpr double kBlockFixed = 2.0;
-/// A split block's atomic adds of its tile into Y, in slices of one SM's time.
-inline constexpr double kSplitAdds = 2.0;
-
-/// The modelled time of step 1's kernel in `splits` splits (the formula above), in slices.
-inline double step1_split_time(long long tiles, long long slices, long long splits, long long sms) {
-  const long long blocks = tiles * splits, slots = sms * kMinBlocks;
-  const double per_block = static_cast<double>(slices) / static_cast<double>(splits);
-  const double compute = blocks <= sms ? kLoneBlockSlice * per_block + kBlockFixed
-                                       : static_cast<double>((blocks + slots - 1) / slots) * (per_block + kBlockFixed);
-  return compute + (splits > 1 ? kSplitAdds * static_cast<double>(blocks) / static_cast<double>(sms) : 0.0);
-}
-
-/// Step 1's split-K: none when its tiles fill every slot; else the split s (each part keeping at
-/// least 8 of the nhwc_reduction(s) / kNhwcSliceDepth slices) of the least step1_split_time, the
-/// smallest s of equals.
+/// Step 1's split-K: fitted_split with kStep1SplitCosts over its slices, nhwc_reduction(s) deep
+/// in kNhwcSliceDepth.
 inline int nhwc_split_k(const ConvLayerShape& s, int bm, int sms) {
   SplitWork w = split_work(s, bm, kBlockN);
   w.slices = (nhwc_reduction(s) + kNhwcSliceDepth - 1) / kNhwcSliceDepth;
-  if (w.tiles >= static_cast<long long>(sms) * kMinBlocks) return 1;
-  const long long most = std::max(1LL, w.slices / 8);
-  long long best = 1;
-  for (long long split = 2; split <= most; ++split) {
-    if (step1_split_time(w.tiles, w.slices, split, sms) < step1_split_time(w.tiles, w.slices, best, sms)) best = split;
-  }
-  return static_cast<int>(best);
+  return fitted_split(kStep1SplitCosts, w.tiles, w.slices, sms, kMinBlocks, [](long long) { return true; });
 }
 
 // ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
@@ -467,34 +484,33 @@ struct WgmmaPlan {
   bool mixed_fits;    ///< wgmma_mixed_chain_fits (and chain_fits): else step 6's launcher runs step 5's
 };
 /// Step 5's plan for layer `s` on `sms` SMs, and step 6's (the same tiles and splits).
-///   - The wide tile, with wgmma_blocks_per_sm, split as split_k splits (least_busy_split, the
-///     work counted per slot), unless:
+///   - The wide tile, with wgmma_blocks_per_sm, unless:
 ///   - two-warpgroup tiles too few for 2 blocks an SM (< 2·sms) on whole groups of 32 channels:
-///     the narrow tile, 2 blocks an SM, split into the fewest parts that fill every slot. Each
-///     block pays a fixed cost (its pipeline's start, the atomic adds of its tile) that
-///     least_busy_split does not count: on B32 C256→256 14×14 (196 narrow tiles, 264 slots of an
-///     H200) 2 splits took 0.119–0.120 ms, the 4 that rule picks 0.126–0.127 (a scratch program,
-///     two runs, H200, 2026-11-29).
+///     the narrow tile, 2 blocks an SM.
+///   Either split as fitted_split picks with kSplitCosts, among the splits whose chain keeps
+///   step 5's FP32 rule (wgmma_chain_fits). The rules before (the narrow tile's fewest splits that
+///   fill every slot, the wide tile's count of work) ran 1.11–1.19× the best split's time on
+///   layers of few tiles (results/bench/nvidia-h200/lab08_wgmma_splits.csv); B32 C256→256 14×14
+///   keeps its 2 splits.
 inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
   WgmmaPlan p{};
   p.warpgroups = wgmma_warpgroups(s.filters);
   const int bm = wgmma_block_m(p.warpgroups);
   const SplitWork wide = split_work(s, bm, WgmmaWide::N, WgmmaWide::DEPTH);
   p.narrow = p.warpgroups == 2 && wide.tiles < 2LL * sms && wgmma_group_tap(s.channels, WgmmaNarrow::DEPTH);
+  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
+  SplitWork w = wide;
   if (p.narrow) {
-    const SplitWork w = split_work(s, bm, WgmmaNarrow::N, WgmmaNarrow::DEPTH);
+    w = split_work(s, bm, WgmmaNarrow::N, WgmmaNarrow::DEPTH);
     p.n = WgmmaNarrow::N, p.depth = WgmmaNarrow::DEPTH, p.blocks_per_sm = 2;
-    const long long slots = 2LL * sms;
-    const long long fill = w.tiles >= slots ? 1 : (slots + w.tiles - 1) / w.tiles;
-    p.splits = static_cast<int>(std::max(1LL, std::min(fill, w.slices / 8)));
   } else {
     p.n = WgmmaWide::N, p.depth = WgmmaWide::DEPTH;
     p.blocks_per_sm = wgmma_blocks_per_sm(p.warpgroups, wide.tiles, sms);
-    const long long slots = static_cast<long long>(sms) * p.blocks_per_sm;
-    p.splits = least_busy_split(wide.tiles, wide.slices, slots, slots);
   }
+  const int depth = p.depth;
+  p.splits = fitted_split(kSplitCosts, w.tiles, w.slices, sms, p.blocks_per_sm,
+                          [&](long long split) { return wgmma_chain_fits(kdim, static_cast<int>(split), depth); });
   p.group_tap = wgmma_group_tap(s.channels, p.depth);
-  const long long kdim = static_cast<long long>(s.channels) * s.mask_width * s.mask_width;
   p.chain_fits = wgmma_chain_fits(kdim, p.splits, p.depth);
   p.mixed_fits = p.chain_fits && wgmma_mixed_chain_fits(kdim, p.splits, p.depth);
   return p;
