@@ -66,7 +66,7 @@ inline constexpr int kMinTensorCoreTerms = 35;
 /// would not fit a 128-row tile's thread in 128 registers.
 constexpr int block_m(Precision p, int filters) { return p == Precision::tf32x3 || filters <= 64 ? 64 : 128; }
 
-/// What split_k and wgmma_plan divide.
+/// What the split-K rules divide (split_k, nhwc_split_k, wgmma_plan).
 struct SplitWork {
   long long tiles;   ///< block tiles of the layer's GEMM
   long long slices;  ///< `depth`-deep slices of each tile's reduction (C·K·K)
