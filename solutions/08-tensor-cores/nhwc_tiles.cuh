@@ -32,62 +32,114 @@ using tiles::Geometry;
 /// (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
 inline constexpr int kFewChannels = 16;
 
-/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32 (to_tf32), for Cp ≤ kFewChannels:
-/// a thread makes one position's Cp channels, reading channel c of 32 consecutive positions a warp
-/// (128 bytes) and writing its Cp/4 chunks with 16-byte stores (a warp's stores are contiguous).
-/// Grid-stride over the B·H·W positions. (A template, as order_weights_tap_channel below.)
-template <int FEW = kFewChannels>
-__global__ void __launch_bounds__(256) to_channels_last_few(const float* __restrict__ X, float* __restrict__ Xr,
-                                                            Geometry g, int cp, long long positions) {
-  for (long long i = blockIdx.x * 256LL + threadIdx.x; i < positions; i += static_cast<long long>(gridDim.x) * 256) {
-    const long long b = i / g.HW;
-    const float* x = X + b * g.CHW + (i - b * g.HW);  // X[b][0][position]
-    float4* xr = reinterpret_cast<float4*>(Xr + i * cp);
-#pragma unroll
-    for (int c0 = 0; c0 < FEW; c0 += kChunkFloats) {
-      if (c0 >= cp) break;
-      float v[kChunkFloats];
-#pragma unroll
-      for (int e = 0; e < kChunkFloats; ++e) {
-        v[e] = c0 + e < g.C ? tf32_value(to_tf32(x[static_cast<long long>(c0 + e) * g.HW])) : 0.0f;
-      }
-      xr[c0 / kChunkFloats] = make_float4(v[0], v[1], v[2], v[3]);
-    }
-  }
+// The launcher starts the passes and the GEMM so that each may begin while the one before it is
+// still ending (programmatic dependent launch, compute capability 9.0: launch_overlapping in
+// tensor_cores.cu). A kernel says when the next may be placed (let_next_kernel_start) and, before
+// it reads what the one before it wrote, waits for that one (wait_for_previous_kernel). Before
+// sm_90 both are no-ops and the launches do not overlap.
+
+/// Lets the kernel launched after this one be placed on the SMs as this one's blocks free them,
+/// rather than after this one ends: what it may do before its wait_for_previous_kernel (its set-up)
+/// then overlaps this one's last blocks.
+__device__ __forceinline__ void let_next_kernel_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
 }
 
-/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32, for any Cp: each image is a C ×
-/// H·W matrix, transposed in tiles of TILE channels × TILE positions through shared memory, so that
-/// its reads (along the positions of one channel) and its writes (along the channels of one
-/// position, a 16-byte chunk a thread) are both whole 128-byte lines. The positions run over whole
-/// images, not rows: a small image (14 × 14) fills the tiles as a large one does.
-/// Grid: (⌈H·W/TILE⌉·⌈Cp/TILE⌉, 1, images), counted from the image X and Xr point at (the launcher
-/// splits a batch of more than 65535 images, a grid's z limit); block 256.
-template <int TILE = 32>
+/// Waits until the kernel launched before this one has ended and its writes are visible. A kernel
+/// started by launch_overlapping calls it before it reads what that one wrote, or, if it reads
+/// nothing of it, before it ends, so that it ends after it and the next kernel may count on both.
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32 (to_tf32), for Cp ≤ kFewChannels:
+/// a thread makes AT_ONCE positions' Cp channels, each read as channel c of 32 consecutive
+/// positions a warp (128 bytes), all of them before it writes any, and writes each position's Cp/4
+/// chunks with 16-byte stores (a warp's stores are contiguous). Grid-stride over the B·H·W
+/// positions. (A template, as order_weights_tap_channel below.)
+template <int FEW = kFewChannels, int AT_ONCE = 2>
+__global__ void __launch_bounds__(256) to_channels_last_few(const float* __restrict__ X, float* __restrict__ Xr,
+                                                            Geometry g, int cp, int positions) {
+  let_next_kernel_start();  // the GEMM's set-up may overlap this pass's last blocks
+  for (int i0 = blockIdx.x * (AT_ONCE * 256) + threadIdx.x; i0 < positions; i0 += gridDim.x * (AT_ONCE * 256)) {
+    float v[AT_ONCE][FEW];  // v[u][c]: channel c of position i0 + 256·u
+#pragma unroll
+    for (int u = 0; u < AT_ONCE; ++u) {
+      const int i = i0 + 256 * u, b = i / g.HW;
+      const float* x = X + (static_cast<long long>(b) * g.CHW + (i - b * g.HW));  // X[b][0][position]
+#pragma unroll
+      for (int c = 0; c < FEW; ++c) v[u][c] = i < positions && c < g.C ? x[static_cast<long long>(c) * g.HW] : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < AT_ONCE; ++u) {
+      const int i = i0 + 256 * u;
+      if (i >= positions) break;
+      float4* xr = reinterpret_cast<float4*>(Xr + static_cast<long long>(i) * cp);
+#pragma unroll
+      for (int c0 = 0; c0 < FEW; c0 += kChunkFloats) {
+        if (c0 >= cp) break;
+        xr[c0 / kChunkFloats] = make_float4(tf32_value(to_tf32(v[u][c0])), tf32_value(to_tf32(v[u][c0 + 1])),
+                                            tf32_value(to_tf32(v[u][c0 + 2])), tf32_value(to_tf32(v[u][c0 + 3])));
+      }
+    }
+  }
+  wait_for_previous_kernel();
+}
+
+/// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32, for any Cp: X is a C × H·W
+/// matrix per image, transposed in tiles of TILE channels × TILE positions through shared memory,
+/// so that its reads (along the positions of one channel) and its writes (along the channels of
+/// one position, a 16-byte chunk a thread) are both whole 128-byte lines. The positions run over
+/// the whole batch, b·H·W + h·W + w (a tile may take the end of one image and the start of the
+/// next): a small image (14 × 14) fills the tiles as a large one does. A block reads G tiles — the
+/// channel tiles of one run of TILE positions, in order, then the next run's — before it writes
+/// any: 4·G loads in flight a thread, where one tile a block kept one round trip of 4.
+/// Grid: ⌈⌈positions/TILE⌉·⌈Cp/TILE⌉ / G⌉ blocks, 1D; block 256.
+template <int TILE = 32, int G = 4>
 __global__ void __launch_bounds__(256) to_channels_last(const float* __restrict__ X, float* __restrict__ Xr, Geometry g,
-                                                        int cp) {
+                                                        int cp, int positions) {
+  let_next_kernel_start();  // the GEMM's set-up may overlap this pass's last blocks
   static_assert(TILE == 32, "256 threads: 8 rows of the tile a pass as it is read, one chunk each as it is written");
   constexpr int CHUNKS = TILE / kChunkFloats;  // chunks of a position's row of the tile
-  __shared__ float tile[TILE][TILE + 1];  // tile[c][position]; + 1: the reads down a column fall in 32 banks
-  const int position_tiles = (g.HW + TILE - 1) / TILE;
-  const int p0 = (blockIdx.x % position_tiles) * TILE, c0 = (blockIdx.x / position_tiles) * TILE;
-  const float* x = X + static_cast<long long>(blockIdx.z) * g.CHW;
-  float* xr = Xr + static_cast<long long>(blockIdx.z) * g.HW * cp;
+  __shared__ float tile[G][TILE][TILE + 1];  // tile[u][c][position]; + 1: the reads down a column fall in 32 banks
+  const int channel_tiles = (cp + TILE - 1) / TILE;
+  const int tiles = (positions + TILE - 1) / TILE * channel_tiles;
   const int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+  float v[G][TILE / 8];  // v[u][i]: channel ty + 8i of tile u, position tx
 #pragma unroll
-  for (int i = 0; i < TILE / 8; ++i) {
-    const int c = c0 + ty + 8 * i, p = p0 + tx;
-    tile[ty + 8 * i][tx] = c < g.C && p < g.HW ? x[static_cast<long long>(c) * g.HW + p] : 0.0f;
+  for (int u = 0; u < G; ++u) {
+    const int t = blockIdx.x * G + u, c0 = t % channel_tiles * TILE, p = t / channel_tiles * TILE + tx;
+    const int b = p / g.HW;
+    const float* x = X + (static_cast<long long>(b) * g.CHW + (p - b * g.HW));  // X[b][0][p]
+#pragma unroll
+    for (int i = 0; i < TILE / 8; ++i) {
+      const int c = c0 + ty + 8 * i;
+      v[u][i] = t < tiles && p < positions && c < g.C ? x[static_cast<long long>(c) * g.HW] : 0.0f;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < G; ++u) {
+#pragma unroll
+    for (int i = 0; i < TILE / 8; ++i) tile[u][ty + 8 * i][tx] = v[u][i];
   }
   __syncthreads();
-  const int p = p0 + threadIdx.x / CHUNKS, j = threadIdx.x % CHUNKS;  // position, chunk of its channels
-  if (p < g.HW && c0 + kChunkFloats * j < cp) {
-    float v[kChunkFloats];
+  const int pl = threadIdx.x / CHUNKS, j = threadIdx.x % CHUNKS;  // position in the tile, chunk of its channels
 #pragma unroll
-    for (int e = 0; e < kChunkFloats; ++e) v[e] = tf32_value(to_tf32(tile[kChunkFloats * j + e][p - p0]));
-    *reinterpret_cast<float4*>(xr + static_cast<long long>(p) * cp + c0 + kChunkFloats * j) =
-        make_float4(v[0], v[1], v[2], v[3]);
+  for (int u = 0; u < G; ++u) {
+    const int t = blockIdx.x * G + u, c0 = t % channel_tiles * TILE, p = t / channel_tiles * TILE + pl;
+    if (t < tiles && p < positions && c0 + kChunkFloats * j < cp) {
+      float w[kChunkFloats];
+#pragma unroll
+      for (int e = 0; e < kChunkFloats; ++e) w[e] = tf32_value(to_tf32(tile[u][kChunkFloats * j + e][pl]));
+      *reinterpret_cast<float4*>(Xr + (static_cast<long long>(p) * cp + c0 + kChunkFloats * j)) =
+          make_float4(w[0], w[1], w[2], w[3]);
+    }
   }
+  wait_for_previous_kernel();
 }
 
 /// W [M][C][K][K] into Wr [M][K·K·Cp], each value rounded to TF32: a thread makes one chunk of
@@ -96,6 +148,7 @@ __global__ void __launch_bounds__(256) to_channels_last(const float* __restrict_
 /// the files that include this header may each define it without a clash at link time.)
 template <int CHUNK = kChunkFloats>
 __global__ void order_weights_tap_channel(const float* __restrict__ W, float* __restrict__ Wr, Geometry g, int cp) {
+  let_next_kernel_start();  // X's pass, which does not read Wr, may run beside this one
   static_assert(CHUNK == 4, "one float4 a chunk");
   const int chunks_per_filter = g.KK * cp / CHUNK;
   const long long total = static_cast<long long>(g.M) * chunks_per_filter;

@@ -128,10 +128,10 @@ std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
       layer(2, 17, 65, 10, 10, 5, 1, 2, 1, seed + 13, "step 6: 65 filters, two warpgroups; 17 channels, the slice gather"),
       layer(2, 16, 64, 13, 11, 5, 1, 2, 1, seed + 14, "step 6: one warpgroup, 16 channels, the group-tap gather"),
       layer(2, 32, 65, 10, 10, 3, 1, 1, 1, seed + 15, "step 6 on the narrow tile, two warpgroups"),
-      // Step 1's transposes (nhwc_tiles.cuh): the tiled one's grid z (images) stops at 65535, and
-      // limits.hpp allows 65536; the launcher sends such a batch in two parts. Up to 16 channels,
-      // a thread a position, striding over the whole batch; a long image, positions past a tile
-      layer(65536, 20, 1, 1, 1, 1, 1, 0, 1, seed + 16, "65536 images of 20 channels: the tiled transpose in two launches"),
+      // Step 1's transposes (nhwc_tiles.cuh) run over the batch's positions, b·H·W + h·W + w, as one
+      // run: at limits.hpp's most images (65536) a tile of 32 positions holds 32 images. Tiled (20
+      // channels) and up to 16 channels (a thread a position); a long image, positions past a tile
+      layer(65536, 20, 1, 1, 1, 1, 1, 0, 1, seed + 16, "65536 images of 20 channels: the tiled transpose across images"),
       layer(65536, 1, 1, 1, 1, 1, 1, 0, 1, seed + 18, "65536 images of 1 channel: the few-channel transpose"),
       layer(1, 20, 2, 65536, 1, 1, 1, 0, 1, seed + 17, "65536 rows of 20 channels: the tiled transpose over one image"),
   };
