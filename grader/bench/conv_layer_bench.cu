@@ -20,8 +20,9 @@
 //     checked as float32), step 5 (step 2 on Hopper's wgmma, checked as float32; on a GPU other
 //     than compute capability 9.0 its row says why it did not run) and step 6 (step 5 with the
 //     small products in BF16, likewise), against cuDNN's fastest FP32 algorithm (Winograd included).
-// Every output is checked against step 2's (within 2·n·u·S of each other, S = Σ|term| computed
-// by step 3 on |X| and |W|; TF32 adds n·2^-11·S), so a fast wrong answer cannot slip into the table.
+// Every output is checked against a float64 reference computed on the GPU (layer_reference.cuh) by
+// the grader's rule, |out − ref| ≤ n·u·S (docs/design.md, Tolerance; u of the method's arithmetic),
+// so a fast wrong answer cannot slip into the table.
 // Performance counts 2·B·M·Ho·Wo·C·K² flops (the direct convolution's multiply-adds) for everyone.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "convlab/atomic_file.hpp"
+#include "convlab/compare.hpp"
 #include "convlab/cuda_check.cuh"
 #include "convlab/library_check.hpp"
 #include "convlab/device_buffer.cuh"
@@ -52,6 +54,7 @@
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "device_fill.cuh"
+#include "layer_reference.cuh"
 #include "lab06_extras.cuh"
 
 #ifdef CONVLAB_HAVE_CUDNN
@@ -73,17 +76,11 @@ using convlab::bench::grid_for;
 
 // ---- Small device kernels: data, |x|, checks, an unfused bias + ReLU --------------------------
 
-__global__ void absolute(const float* in, float* out, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    out[i] = fabsf(in[i]);
-  }
-}
-
-// Counts outputs with |got - ref'| > slack·(n·u·S' + 1e-30), where ref' = ref (bias == nullptr) or
-// max(ref + bias[m], 0), S' = S (+ |bias[m]|, one more term). NaN counts as bad. Also the
-// largest |got - ref'| / allowed (as float bits: non-negative floats order like ints).
-__global__ void count_bad(const float* got, const float* ref, const float* abs_sum, const float* bias, int M,
+// Counts outputs with |got - ref'| > n·u·S' + 1e-30 (convlab::allowed_error's rule), where ref' =
+// ref (bias == nullptr) or max(ref + bias[m], 0), S' = S (+ |bias[m]|, one more term); `terms` is
+// n already raised to the tolerance's least count. NaN counts as bad. Also the largest
+// |got - ref'| / allowed (as float bits: non-negative floats order like ints).
+__global__ void count_bad(const float* got, const double* ref, const double* abs_sum, const float* bias, int M,
                           int HoWo, std::size_t n, double terms, double u, unsigned long long* bad,
                           unsigned* worst_bits) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -178,16 +175,8 @@ class LayerBench {
       scale_columns(W_.data(), W_.size(), s_.mask_width, s_.mask_width, 0, 0x1p13f, 0x1p-10f);
     }
     flops_ = 2.0 * static_cast<double>(s_.output_elements()) * static_cast<double>(s_.terms_per_output());
-    // The reference: step 2 (the simplest complete kernel); S from step 3 on |X| and |W|.
-    convlab::lab06::conv_layer_fused_gemm(args(ref_.data()));
-    {
-      DeviceBuffer<float> ax(X_.size(), 0), aw(W_.size(), 0);
-      absolute<<<grid_for(X_.size()), 256>>>(X_.data(), ax.data(), X_.size());
-      absolute<<<grid_for(W_.size()), 256>>>(W_.data(), aw.data(), W_.size());
-      CUDA_CHECK(cudaGetLastError());
-      convlab::lab06::conv_layer_register_tiled_gemm({ax.data(), aw.data(), abs_sum_.data(), s_});
-      CUDA_CHECK(cudaDeviceSynchronize());
-    }
+    convlab::bench::layer_reference(s_, X_.data(), W_.data(), ref_.data(), abs_sum_.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   [[nodiscard]] ConvLayerArgs args(float* y) const { return {X_.data(), W_.data(), y, s_}; }
@@ -216,10 +205,10 @@ class LayerBench {
                        p.group_tap ? " group-tap" : "", p.splits > 1 ? fmt::format(" split-K {}", p.splits) : "");
   }
 
-  // Times `launch` (which writes Y) after one checked run. `u` is the unit roundoff of the
-  // method's arithmetic; `with_bias`: the output is max(conv + bias, 0).
+  // Times `launch` (which writes Y) after one checked run. `tol`: the method's arithmetic, as the
+  // grader's registrations name it; `with_bias`: the output is max(conv + bias, 0).
   Measurement measure(const std::string& method, const std::string& detail, const std::function<void()>& launch,
-                      double u = 1.0 / 16777216.0, bool with_bias = false) {
+                      convlab::Tolerance tol = convlab::Tolerance::fp32(), bool with_bias = false) {
     Measurement m;
     m.method = method;
     m.detail = detail;
@@ -230,11 +219,10 @@ class LayerBench {
       CUDA_CHECK(cudaDeviceSynchronize());
       CUDA_CHECK(cudaMemset(bad_.data(), 0, sizeof(unsigned long long)));
       CUDA_CHECK(cudaMemset(worst_.data(), 0, sizeof(unsigned)));
-      // The reference itself has float32 error: allow n·u_fp32·S for it on top of the method's.
+      const double terms = static_cast<double>(std::max<long long>(s_.terms_per_output(), tol.min_terms));
       count_bad<<<grid_for(Y_.size()), 256>>>(Y_.data(), ref_.data(), abs_sum_.data(),
                                              with_bias ? bias_.data() : nullptr, s_.filters,
-                                             s_.out_height() * s_.out_width(), Y_.size(),
-                                             static_cast<double>(s_.terms_per_output()), u + 1.0 / 16777216.0,
+                                             s_.out_height() * s_.out_width(), Y_.size(), terms, tol.unit_roundoff,
                                              bad_.data(), worst_.data());
       CUDA_CHECK(cudaGetLastError());
       unsigned long long bad = 0;
@@ -311,7 +299,7 @@ class LayerBench {
         cudnn_tf32_ = std::make_unique<convlab::bench::CudnnConv>(s_, convlab::bench::CudnnMath::tf32);
         cudnn_tf32_->find(X_.data(), W_.data(), y);
         out.push_back(measure("cuDNN (TF32 tensor cores)", cudnn_tf32_->algo_name() + " " + cudnn_tf32_->math_name(),
-                              [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, 1.0 / 2048.0));
+                              [&] { cudnn_tf32_->run(X_.data(), W_.data(), y); }, convlab::Tolerance::tf32x1()));
       } catch (const std::exception& e) {
         out.push_back(did_not_run("cuDNN (TF32 tensor cores)", "", e.what()));
       }
@@ -340,9 +328,9 @@ class LayerBench {
       }
     }
     out.push_back(measure("stretch: TF32 tensor cores", "W split hi+lo", [&] { lab::conv_layer_tf32_tensor_core(args(y)); },
-                          1.0 / 2048.0));
+                          convlab::Tolerance::tf32()));
     out.push_back(measure("lab 08 step 1 TF32", "1xTF32 mma.sync", [&] { convlab::lab08::conv_layer_tf32(args(y)); },
-                          1.0 / 2048.0));
+                          convlab::Tolerance::tf32x1()));
     out.push_back(measure("lab 08 step 2 3xTF32", "3xTF32 mma.sync", [&] { convlab::lab08::conv_layer_tf32x3(args(y)); }));
     out.push_back(measure("lab 08 step 5 3xTF32 wgmma", wgmma_detail(),
                           [&] { convlab::lab08::conv_layer_tf32x3_wgmma(args(y)); }));
@@ -352,9 +340,9 @@ class LayerBench {
       lab::conv_layer_register_tiled_with(args(y), lab::register_tiled_plan(s_, false));
       bias_relu_pass<<<grid_for(Y_.size()), 256>>>(y, bias_.data(), s_.filters, s_.out_height() * s_.out_width(), Y_.size());
       CUDA_CHECK(cudaGetLastError());
-    }, 1.0 / 16777216.0, true));
+    }, convlab::Tolerance::fp32(), true));
     out.push_back(measure("stretch: fused bias + ReLU epilogue", "1 kernel",
-                          [&] { lab::conv_layer_bias_relu(args(y), bias_.data()); }, 1.0 / 16777216.0, true));
+                          [&] { lab::conv_layer_bias_relu(args(y), bias_.data()); }, convlab::Tolerance::fp32(), true));
 
     measure_cublas_on_unroll(out, y);
     return out;
@@ -391,7 +379,7 @@ class LayerBench {
         out.push_back(measure("cuBLAS TF32 on the unroll", "unroll + SGEMM (TF32)", [&] {
           lab::unroll_input(args(y), xu.data(), 0, s_.batch);
           sgemm();
-        }, 1.0 / 2048.0));
+        }, convlab::Tolerance::tf32x1()));
         CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
       }
     } catch (const std::exception& e) {
@@ -408,7 +396,9 @@ class LayerBench {
   Options opt_;
   cublasHandle_t cublas_;
   ConvLayerShape s_;
-  DeviceBuffer<float> X_, W_, Y_, ref_, abs_sum_, bias_;
+  DeviceBuffer<float> X_, W_, Y_;
+  DeviceBuffer<double> ref_, abs_sum_;  // the float64 reference and S of every output
+  DeviceBuffer<float> bias_;
   DeviceBuffer<unsigned long long> bad_;
   DeviceBuffer<unsigned> worst_;
   double flops_ = 0;

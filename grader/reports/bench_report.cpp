@@ -389,8 +389,9 @@ std::string bench_markdown(const json& bench) {
   if (layers.contains("error")) {
     s += fmt::format("Not measured: {}\n", str(layers, "error"));
   } else {
-    s += "TFLOP/s count the direct convolution's 2·B·M·Ho·Wo·C·K² flops for every method; outputs checked against "
-         "lab 06's step 2 (TF32 rows with u = 2⁻¹¹). % is of cuDNN with FP32 FMA math.\n";
+    s += "TFLOP/s count the direct convolution's 2·B·M·Ho·Wo·C·K² flops for every method; every output checked "
+         "against a float64 reference by the grader's rule, n·u·S (u = 2⁻²⁴; TF32 rows 2⁻¹¹, n at least 3 where both "
+         "operands are rounded). % is of cuDNN with FP32 FMA math.\n";
     if (str(layers, "values", "uniform") == "wide") {
       s += "Values: **wide** (times 2¹³ in every fourth input column and each filter's left tap column, 2⁻¹⁰ "
            "elsewhere: where a Winograd or FFT transform breaks the FP32 rule and a direct sum keeps it).\n";
