@@ -6,7 +6,7 @@
 //
 // For each image size and mask width: a seeded random non-uniform image and mask; every lab
 // solution that takes that K (labs 01–05 odd K, lab 07 all) and every peer this build has (NPP,
-// cuDNN, cuFFT: see conv2d_peer.hpp). Each method runs once into a NaN-poisoned, guard-banded
+// cuDNN, cuFFT, and CuPy where python3 can run it: see conv2d_peer.hpp). Each method runs once into a NaN-poisoned, guard-banded
 // output and must pass the sampled reference check (conv2d_check.hpp) before it is timed with
 // the lab runner's protocol (device-resident data, warm-up, median of repeats, L2 flushed).
 // Counted per output: 8 bytes (one read of the input, one write of the output) and 2·K² flops;
@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -125,7 +126,7 @@ class Bench {
         rows.push_back(measure(m.lab + " " + m.variant, "lab", m.lab, "", [&] { m.run(args); }, nullptr, checker, P,
                                H, W, K, bench::Accuracy::direct, 0));
       }
-      bench::Conv2dProblem problem{N.data(), M.data(), P.data(), mask, H, W, K};
+      bench::Conv2dProblem problem{N.data(), M.data(), P.data(), mask, H, W, K, opt_.warmup, opt_.repeats};
       for (auto& peer : peers) {
         std::string error;
         try {
@@ -142,7 +143,7 @@ class Bench {
         }
         rows.push_back(measure(peer->name(), "peer", "", peer->detail(), [&] { peer->run(); },
                                [&] { peer->finish(); }, checker, P, H, W, K, peer->accuracy(),
-                               peer->transform_points()));
+                               peer->transform_points(), peer->own_timing()));
       }
     }
     return rows;
@@ -158,7 +159,8 @@ class Bench {
   json measure(const std::string& method, const std::string& kind, const std::string& lab, const std::string& detail,
                const std::function<void()>& launch, const std::function<void()>& finish,
                const bench::Conv2dChecker& checker, convlab::DeviceBuffer<float>& P, int H, int W, int K,
-               bench::Accuracy accuracy, double transform_points) {
+               bench::Accuracy accuracy, double transform_points,
+               std::optional<bench::Conv2dPeer::OwnTiming> own = std::nullopt) {
     json row = {{"method", method}, {"kind", kind}, {"height", H}, {"width", W}, {"mask_width", K}};
     if (!lab.empty()) row["lab"] = lab;
     try {
@@ -184,7 +186,9 @@ class Bench {
       t.warmup = opt_.warmup;
       t.repeats = opt_.repeats;
       t.max_seconds = 3;
-      const convlab::TimingStats st = convlab::time_kernel(launch, t);
+      // A peer timed in its own process (CuPy) brings its times; everyone else is timed here.
+      const convlab::TimingStats st = own ? convlab::TimingStats{own->median_ms, own->min_ms, own->max_ms, own->runs, {}}
+                                          : convlab::time_kernel(launch, t);
       const double px = static_cast<double>(H) * W;
       const double bytes = 8.0 * px, flops = 2.0 * K * K * px;
       const double roofline_ms = convlab::roofline_seconds(bytes, flops, ceil_) * 1e3;
@@ -219,7 +223,7 @@ class Bench {
 
 int main(int argc, char** argv) {
   Options opt;
-  CLI::App app{"conv2d_bench: every lab's 2D convolution against NPP, cuDNN and cuFFT, on the measured roofline"};
+  CLI::App app{"conv2d_bench: every lab's 2D convolution against NPP, cuDNN, cuFFT and CuPy, on the measured roofline"};
   app.add_option("--sizes", opt.sizes, "square image sizes")->delimiter(',')->check(CLI::Range(1, 32768));
   std::string masks = opt.masks.to_string();
   app.add_option("--masks", masks, "mask widths, e.g. 3,7 (default 2..7 and odd 9..17)");

@@ -1,10 +1,11 @@
 /// @file conv2d_peer.hpp
 /// @brief The libraries a user would otherwise pick for one 2D convolution, behind one
 ///        interface, with the lectures' semantics (cross-correlation, zero ghost cells,
-///        r = (K-1)/2): NPP, cuDNN (one input and one output channel), cuFFT.
+///        r = (K-1)/2): NPP, cuDNN (one input and one output channel), cuFFT, CuPy.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Conv2dProblem {
   int height = 0;
   int width = 0;
   int mask_width = 0;
+  int warmup = 3;    ///< the bench's untimed runs before timing, for a peer timed in its own process
+  int repeats = 20;  ///< and its timed runs
 };
 
 /// A library's 2D convolution.
@@ -41,6 +44,13 @@ class Conv2dPeer {
   [[nodiscard]] virtual Accuracy accuracy() const { return Accuracy::direct; }
   /// For Accuracy::transform: points of the transform.
   [[nodiscard]] virtual double transform_points() const { return 0; }
+  /// The times of a peer that runs in a process of its own (CuPy) and is timed there, by the same
+  /// protocol (ms: median, fastest, slowest, runs); nullopt for one timed here, by running run().
+  struct OwnTiming {
+    double median_ms, min_ms, max_ms;
+    int runs;
+  };
+  [[nodiscard]] virtual std::optional<OwnTiming> own_timing() const { return std::nullopt; }
 };
 
 /// A peer that is not in this build, and why.
@@ -49,13 +59,16 @@ struct MissingPeer {
   std::string reason;
 };
 
-/// The peers this build has (NPP and cuDNN when CMake found them; cuFFT always).
+/// The peers this build has (NPP and cuDNN when CMake found them; cuFFT always; CuPy when
+/// python3 on this machine can import it and reach the GPU).
 std::vector<std::unique_ptr<Conv2dPeer>> make_peers();
 /// The peers this build lacks, with the reason.
 std::vector<MissingPeer> missing_peers();
 
 // The factories, one per library (each in its own file).
 std::unique_ptr<Conv2dPeer> make_cufft_peer();
+/// CuPy, if it can run here (its probe, once a process); else nullopt and `why` says why.
+std::unique_ptr<Conv2dPeer> make_cupy_peer(std::string* why);
 #ifdef CONVLAB_HAVE_NPP
 std::unique_ptr<Conv2dPeer> make_npp_peer();
 #endif

@@ -12,6 +12,8 @@ std::vector<std::unique_ptr<Conv2dPeer>> make_peers() {
   peers.push_back(make_cudnn_peer());
 #endif
   peers.push_back(make_cufft_peer());
+  std::string why;
+  if (auto cupy = make_cupy_peer(&why)) peers.push_back(std::move(cupy));
   return peers;
 }
 
@@ -24,6 +26,8 @@ std::vector<MissingPeer> missing_peers() {
 #ifndef CONVLAB_HAVE_CUDNN
   missing.push_back({"cuDNN", "not built: CMake found no cuDNN (set CONVLAB_CUDNN_ROOT)"});
 #endif
+  std::string why;
+  if (!make_cupy_peer(&why)) missing.push_back({"CuPy cupyx.scipy.ndimage.correlate", why});
   return missing;
 }
 

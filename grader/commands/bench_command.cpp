@@ -323,7 +323,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
-      "Benchmark every lab solution against NPP, cuDNN and cuFFT on the roofline measured in the same run, lab 06 "
+      "Benchmark every lab solution against NPP, cuDNN, cuFFT and CuPy on the roofline measured in the same run, lab 06 "
       "against cuDNN and cuBLAS (FP32 and TF32), and the naive kernel's block-size sweep (Nsight Compute); writes "
       "JSON, Markdown tables and gnuplot pictures");
   std::vector<CLI::Option*> run_options;  // a run's, which --plot-only would ignore: refused with it

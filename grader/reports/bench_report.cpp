@@ -304,7 +304,7 @@ std::string bench_summary_markdown(const json& bench) {
   std::string s = fmt::format(
       "Measured with `grader bench` on **{}**, {}; copy {:.0f} GB/s and FMA {:.1f} TFLOP/s measured in the same run. "
       "Lab 07 is the register-tiling solution (`register_tiled`, the autotuned choice); × is the fastest peer's "
-      "time over lab 07's (NPP, cuDNN, cuFFT: whichever ran and passed its check); roofline = max(bytes/BW, "
+      "time over lab 07's (NPP, cuDNN, cuFFT, CuPy: whichever ran and passed its check); roofline = max(bytes/BW, "
       "flops/F) over the measured time.\n\n",
       str(bench.value("device", json::object()), "name", "unknown GPU"), str(bench, "date", "undated"),
       num(bench.at("ceilings"), "copy_bytes_per_s", 0) / 1e9, num(bench.at("ceilings"), "fma_flops_per_s", 0) / 1e12);
@@ -556,14 +556,14 @@ void roofline_plots(const ResultIndex& table, const json& bench, const std::stri
   const std::vector<Family> families = {{"labs01-02", "Labs 01-02, untiled", {"lab01", "lab02"}},
                                         {"labs03-05", "Labs 03-05, shared-memory tiles", {"lab03", "lab04", "lab05"}},
                                         {"lab07", "Lab 07, register tiling", {"lab07"}},
-                                        {"peers", "NPP, cuDNN and cuFFT", {}}};
+                                        {"peers", "The libraries: NPP, cuDNN, cuFFT, CuPy", {}}};
   auto family_of = [&](const std::string& m) -> std::size_t {
     for (std::size_t f = 0; f < families.size(); ++f) {
       for (const char* p : families[f].prefixes) {
         if (m.rfind(p, 0) == 0) return f;
       }
     }
-    return families.size() - 1;  // NPP, cuDNN, cuFFT...
+    return families.size() - 1;  // NPP, cuDNN, cuFFT, CuPy
   };
   std::string dat;
   std::vector<std::string> plots(families.size());

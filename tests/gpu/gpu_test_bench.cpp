@@ -63,6 +63,16 @@ TEST_CASE("gpu bench: conv2d_bench checks and times every lab and every peer on 
   CHECK(methods.count("lab05 cached_halo"));  // the lab registry's name, as the runner says
   CHECK(methods.count("lab07 register_tiled"));
   CHECK(methods.count("cuFFT"));
+  // CuPy, where python3 here can run it (run and timed in its own process, checked here): else the
+  // report says why it is missing.
+  bool cupy_missing = false;
+  for (const auto& m : j["missing_peers"]) {
+    if (m["name"].get<std::string>().rfind("CuPy", 0) == 0) {
+      cupy_missing = true;
+      CHECK_FALSE(m["reason"].get<std::string>().empty());
+    }
+  }
+  CHECK(cupy_missing != static_cast<bool>(methods.count("CuPy cupyx.scipy.ndimage.correlate")));
   std::size_t lab01_rows = 0;
   for (const auto& row : j["results"]) lab01_rows += row["method"] == "lab01 no_restrict";
   CHECK(lab01_rows == 2);
