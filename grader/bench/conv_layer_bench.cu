@@ -74,7 +74,7 @@ using convlab::bench::fill_uniform;
 using convlab::bench::scale_columns;
 using convlab::bench::grid_for;
 
-// ---- Small device kernels: data, |x|, checks, an unfused bias + ReLU --------------------------
+// ---- Small device kernels: the check, an unfused bias + ReLU ----------------------------------
 
 // Counts outputs with |got - ref'| > n·u·S' + 1e-30 (convlab::allowed_error's rule), where ref' =
 // ref (bias == nullptr) or max(ref + bias[m], 0), S' = S (+ |bias[m]|, one more term); `terms` is
