@@ -160,7 +160,7 @@ class Bench {
                const std::function<void()>& launch, const std::function<void()>& finish,
                const bench::Conv2dChecker& checker, convlab::DeviceBuffer<float>& P, int H, int W, int K,
                bench::Accuracy accuracy, double transform_points,
-               std::optional<bench::Conv2dPeer::OwnTiming> own = std::nullopt) {
+               std::optional<convlab::TimingStats> own = std::nullopt) {
     json row = {{"method", method}, {"kind", kind}, {"height", H}, {"width", W}, {"mask_width", K}};
     if (!lab.empty()) row["lab"] = lab;
     try {
@@ -187,8 +187,7 @@ class Bench {
       t.repeats = opt_.repeats;
       t.max_seconds = 3;
       // A peer timed in its own process (CuPy) brings its times; everyone else is timed here.
-      const convlab::TimingStats st = own ? convlab::TimingStats{own->median_ms, own->min_ms, own->max_ms, own->runs, {}}
-                                          : convlab::time_kernel(launch, t);
+      const convlab::TimingStats st = own ? *own : convlab::time_kernel(launch, t);
       const double px = static_cast<double>(H) * W;
       const double bytes = 8.0 * px, flops = 2.0 * K * K * px;
       const double roofline_ms = convlab::roofline_seconds(bytes, flops, ceil_) * 1e3;

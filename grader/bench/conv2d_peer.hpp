@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conv2d_check.hpp"
+#include "convlab/event_timer.cuh"
 
 namespace convlab::bench {
 
@@ -45,12 +46,8 @@ class Conv2dPeer {
   /// For Accuracy::transform: points of the transform.
   [[nodiscard]] virtual double transform_points() const { return 0; }
   /// The times of a peer that runs in a process of its own (CuPy) and is timed there, by the same
-  /// protocol (ms: median, fastest, slowest, runs); nullopt for one timed here, by running run().
-  struct OwnTiming {
-    double median_ms, min_ms, max_ms;
-    int runs;
-  };
-  [[nodiscard]] virtual std::optional<OwnTiming> own_timing() const { return std::nullopt; }
+  /// protocol; nullopt for one timed here, by running run().
+  [[nodiscard]] virtual std::optional<TimingStats> own_timing() const { return std::nullopt; }
 };
 
 /// A peer that is not in this build, and why.

@@ -2,7 +2,8 @@
 // (cupy_conv2d.py beside this file), on the same image and mask, with the same protocol as the
 // methods timed here (warm-up, repeats between CUDA events, L2 flushed before each). Its output
 // comes back as an .npy file and is checked here as every other method's is; its times come back
-// as JSON fields (own_timing). The probe (can python3 import CuPy and reach a GPU?) runs once a
+// as JSON fields, every repeat's time, summarized here as time_kernel summarizes its own
+// (own_timing). The probe (can python3 import CuPy and reach a GPU?) runs once a
 // process: without CuPy the bench lists the peer as missing, with the probe's reason.
 #include <cuda_runtime.h>
 
@@ -103,8 +104,7 @@ class CupyConv2d final : public Conv2dPeer {
     }
     std::ifstream in(dir_ / "t.json");
     const json t = json::parse(in);
-    timing_ = OwnTiming{t.at("median_ms").get<double>(), t.at("min_ms").get<double>(), t.at("max_ms").get<double>(),
-                        t.at("repeats").get<int>()};
+    timing_ = summarize_samples(t.at("times_ms").get<std::vector<double>>());  // as time_kernel summarizes its own
     origin_ = t.at("origin").get<int>();
   }
 
@@ -117,13 +117,13 @@ class CupyConv2d final : public Conv2dPeer {
     return fmt::format("CuPy {}, mode constant, origin {}; timed in its own process", probe().version, origin_);
   }
 
-  [[nodiscard]] std::optional<OwnTiming> own_timing() const override { return timing_; }
+  [[nodiscard]] std::optional<TimingStats> own_timing() const override { return timing_; }
 
  private:
   Conv2dProblem p_;
   fs::path dir_ = fs::temp_directory_path() / fmt::format("convlab-cupy-{}", ::getpid());
   Tensor<float> out_;
-  std::optional<OwnTiming> timing_;
+  std::optional<TimingStats> timing_;
   int origin_ = 0;
 };
 

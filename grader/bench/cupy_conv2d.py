@@ -9,14 +9,13 @@ placed as the lectures place it (docs/design.md, Conventions): scipy centres the
 (+ origin), the lectures at r = (K - 1) // 2, so origin is 0 for odd K and -1 for even K.
 Timing as conv2d_bench's own (common's time_kernel): device-resident data, `warmup` calls, then
 `repeats` calls, each between two CUDA events, with L2 flushed (a 256 MB memset) before each.
-Writes P (float32) for conv2d_bench to check, and one JSON object with the fields conv2d_bench
-reads: function, cupy_version, device, origin, warmup, repeats, times_ms, median_ms, min_ms,
-max_ms. --probe prints the same function and cupy_version fields, or exits 3 with why CuPy
+Writes P (float32) for conv2d_bench to check, and one JSON object: function, cupy_version,
+device, origin, warmup, repeats and times_ms, every repeat's time (conv2d_bench summarizes them
+as it does its own: median, fastest, slowest). --probe prints the same function and cupy_version fields, or exits 3 with why CuPy
 cannot run, on stderr.
 """
 import argparse
 import json
-import statistics
 import sys
 
 FUNCTION = "cupyx.scipy.ndimage.correlate"
@@ -81,8 +80,7 @@ def main():
     with open(args.json, "w") as f:
         json.dump({"function": FUNCTION, "cupy_version": cp.__version__,
                    "device": cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"].decode(),
-                   "origin": origin, "warmup": args.warmup, "repeats": args.repeats, "times_ms": times,
-                   "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times)}, f)
+                   "origin": origin, "warmup": args.warmup, "repeats": args.repeats, "times_ms": times}, f)
     return 0
 
 
