@@ -195,6 +195,7 @@ class Bench {
       row["min_ms"] = st.min_ms;
       row["max_ms"] = st.max_ms;
       row["runs"] = st.runs;
+      row["held"] = st.held;
       row["gb_per_s"] = bytes / (st.median_ms * 1e-3) / 1e9;
       row["tflop_per_s"] = flops / (st.median_ms * 1e-3) / 1e12;
       row["roofline_ms"] = roofline_ms;

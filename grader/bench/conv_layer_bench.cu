@@ -127,6 +127,7 @@ struct Measurement {
   std::string detail;           // algorithm or plan
   double ms = 0;
   double tflops = 0;
+  bool held = false;            // timed behind a LaunchHold (convlab::TimingStats::held)
   bool checked = false;
   unsigned long long bad = 0;
   double worst = 0;             // worst error / allowed
@@ -240,6 +241,7 @@ class LayerBench {
       t.max_seconds = 3;
       const convlab::TimingStats st = convlab::time_kernel(launch, t);
       m.ms = st.median_ms;
+      m.held = st.held;
       m.tflops = flops_ / (st.median_ms * 1e-3) / 1e12;
     } catch (const convlab::CudaError& e) {
       if (e.sticky()) throw;
@@ -263,7 +265,7 @@ class LayerBench {
 
   // A row that did not run, and why: printed as the others are.
   Measurement did_not_run(const std::string& method, const std::string& detail, const std::string& why) const {
-    Measurement m{method, detail, 0, 0, false, 0, 0, why};
+    Measurement m{method, detail, 0, 0, false, false, 0, 0, why};
     print(m);
     return m;
   }
@@ -428,6 +430,7 @@ json measurement_json(const Measurement& m) {
   if (m.error.empty()) {
     jm["ms"] = m.ms;
     jm["tflops"] = m.tflops;
+    jm["held"] = m.held;
     jm["bad_outputs"] = m.bad;
     jm["worst_error_over_allowed"] = m.worst;
   } else {

@@ -105,6 +105,7 @@ class CupyConv2d final : public Conv2dPeer {
     std::ifstream in(dir_ / "t.json");
     const json t = json::parse(in);
     timing_ = summarize_samples(t.at("times_ms").get<std::vector<double>>());  // as time_kernel summarizes its own
+    timing_->held = t.at("held").get<bool>();
     origin_ = t.at("origin").get<int>();
   }
 

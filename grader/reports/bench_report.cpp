@@ -90,6 +90,29 @@ constexpr const char* kLab07 = "lab07 register_tiled";
 
 std::string size_text(int h, int w) { return h == w ? fmt::format("{}²", h) : fmt::format("{}×{}", h, w); }
 
+// What the rows of one benchmark say of the hold (convlab::LaunchHold, the field "held"): nothing
+// for a bench.json from before it; else that the times leave out the host's queueing, and which
+// methods' calls could not be held (they wait for the GPU while they are queued).
+std::string hold_sentence(const json& rows) {
+  bool recorded = false;
+  std::set<std::string> unheld;
+  for (const auto& r : rows) {
+    if (!r.contains("held")) continue;
+    recorded = true;
+    if (!r.at("held").get<bool>()) unheld.insert(str(r, "method"));
+  }
+  if (!recorded) return "";
+  std::string s =
+      "Each timed run is queued behind a kernel that holds the GPU until the whole run is queued (common's "
+      "LaunchHold, as nvbench's blocking kernel), so the times are the GPU's work, not the host's per-call set-up.";
+  if (!unheld.empty()) {
+    s += " Timed without it, their calls waiting for the GPU while queued:";
+    for (const auto& m : unheld) s += (m == *unheld.begin() ? " " : ", ") + m;
+    s += ".";
+  }
+  return s + "\n";
+}
+
 std::string machine_lines(const json& bench) {
   const json& d = bench.value("device", json::object());
   const json& c = bench.value("ceilings", json::object());
@@ -354,6 +377,7 @@ std::string bench_markdown(const json& bench) {
         "timed; then {} warm-up runs and the median of {} runs, L2 flushed before each. Per output: 8 bytes (one "
         "read of the input, one write of the output) and 2·K² flops, for every method.\n",
         p.value("interior_samples", 0), p.value("warmup", 0), p.value("repeats", 0));
+    s += hold_sentence(conv.at("results"));
     for (const auto& m : conv.value("missing_peers", json::array())) {
       s += fmt::format("Peer not in this run: {}: {}.\n", str(m, "name"), str(m, "reason"));
     }
@@ -392,6 +416,11 @@ std::string bench_markdown(const json& bench) {
     s += "TFLOP/s count the direct convolution's 2·B·M·Ho·Wo·C·K² flops for every method; every output checked "
          "against a float64 reference by the grader's rule, n·u·S (u = 2⁻²⁴; TF32 rows 2⁻¹¹, n at least 3 where both "
          "operands are rounded). % is of cuDNN with FP32 FMA math.\n";
+    json rows = json::array();
+    for (const auto& l : layers.value("layers", json::array())) {
+      for (const auto& m : l.value("measurements", json::array())) rows.push_back(m);
+    }
+    s += hold_sentence(rows);
     if (str(layers, "values", "uniform") == "wide") {
       s += "Values: **wide** (times 2¹³ in every fourth input column and each filter's left tap column, 2⁻¹⁰ "
            "elsewhere: where a Winograd or FFT transform breaks the FP32 rule and a direct sum keeps it).\n";

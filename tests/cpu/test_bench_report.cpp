@@ -416,3 +416,29 @@ TEST_CASE("bench: the sweep picture is legible on a slide: 16 px text, the key o
   REQUIRE(r.exit_code == 0);
   CHECK(fs::file_size(dir / "sweep.png") > 1000);
 }
+
+TEST_CASE("bench: a run recorded with the hold says so and names each method timed without it, and an older run "
+          "says nothing of it",
+          "[bench]") {
+  json b = sample_bench();
+  const std::string before = bench_markdown(b);
+  CHECK(before.find("LaunchHold") == std::string::npos);  // rows without "held": a bench.json from before the hold
+
+  for (auto& r : b["conv2d"]["results"]) r["held"] = true;
+  b["conv2d"]["results"][3]["held"] = false;  // NPP
+  json held_layer = {{"method", "cuDNN (TF32 tensor cores)"}, {"detail", "x"}, {"ms", 0.2}, {"tflops", 190.0},
+                     {"bad_outputs", 0}, {"held", true}};
+  json unheld_layer = held_layer;
+  unheld_layer["method"] = "a library that synchronizes";
+  unheld_layer["held"] = false;
+  b["layers"] = {{"layers", json::array({{{"name", "B8 C128→128 128×128"}, {"measurements", {held_layer, unheld_layer}}}})}};
+  const std::string md = bench_markdown(b);
+  const std::string named = "Timed without it, their calls waiting for the GPU while queued: ";
+  CHECK(md.find(named + "NPP nppiFilterBorder_32f_C1R.") != std::string::npos);
+  CHECK(md.find(named + "a library that synchronizes.") != std::string::npos);
+
+  for (auto& r : b["conv2d"]["results"]) r["held"] = true;
+  const std::string all_held = bench_markdown(b);
+  CHECK(all_held.find("LaunchHold") != std::string::npos);
+  CHECK(all_held.find(named + "NPP") == std::string::npos);
+}

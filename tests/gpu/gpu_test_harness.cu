@@ -1,8 +1,10 @@
 // The harness on a real GPU: the checking macro, guard bands, NaN poison, timing, ceilings.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "convlab/cuda_check.cuh"
 #include "convlab/device_buffer.cuh"
@@ -105,6 +107,44 @@ TEST_CASE("gpu: event timing sees a kernel's duration, and the median is of the 
   CHECK(s.runs == 7);
   CHECK(s.min_ms <= s.median_ms);
   CHECK(s.median_ms <= s.max_ms);
+}
+
+TEST_CASE("gpu: a held run's time leaves out the host's work before its kernels start", "[gpu][harness]") {
+  // 3 ms of host work before a kernel of a few microseconds: a library's per-call set-up, made long.
+  const auto slow_to_queue = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    spin<<<1, 1>>>(1000);
+  };
+  TimingOptions held;
+  held.warmup = 1, held.repeats = 5;
+  const TimingStats h = time_kernel(slow_to_queue, held);
+  CHECK(h.held);
+  CHECK(h.runs == 5);
+  CHECK(h.median_ms < 1.0);
+  TimingOptions unheld = held;
+  unheld.hold = false;
+  const TimingStats u = time_kernel(slow_to_queue, unheld);
+  CHECK_FALSE(u.held);
+  CHECK(u.median_ms > 2.5);  // the start event ran while the host slept
+}
+
+TEST_CASE("gpu: a run that waits for the device is timed unheld, and says so", "[gpu][harness]") {
+  const auto waits = [] {
+    spin<<<1, 1>>>(1000);
+    CUDA_CHECK(cudaDeviceSynchronize());  // would wait on the hold: it gives up after kTimeoutNs
+  };
+  TimingOptions options;
+  options.warmup = 1, options.repeats = 4;
+  const auto t0 = std::chrono::steady_clock::now();
+  const TimingStats s = time_kernel(waits, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK_FALSE(s.held);
+  CHECK(s.runs == 4);
+  CHECK(s.median_ms < 100.0);  // none of its samples is the hold's wait
+  CHECK(seconds < 5 * LaunchHold::kTimeoutNs * 1e-9);  // one give-up, not one a run
+  // The hold is usable again after giving up.
+  const TimingStats again = time_kernel([] { spin<<<1, 1>>>(1000); }, options);
+  CHECK(again.held);
 }
 
 TEST_CASE("gpu: measured ceilings are plausible for a data-centre GPU", "[gpu][harness]") {
