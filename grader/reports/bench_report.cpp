@@ -92,7 +92,7 @@ std::string size_text(int h, int w) { return h == w ? fmt::format("{}²", h) : f
 
 // What the rows of one benchmark say of the hold (convlab::LaunchHold, the field "held"): nothing
 // for a bench.json from before it; else that the times leave out the host's queueing, and which
-// methods' calls could not be held (they wait for the GPU while they are queued).
+// methods were timed unheld (the hold gave up: a call that waits for the GPU while it is queued).
 std::string hold_sentence(const json& rows) {
   bool recorded = false;
   std::set<std::string> unheld;
@@ -106,7 +106,7 @@ std::string hold_sentence(const json& rows) {
       "Each timed run is queued behind a kernel that holds the GPU until the whole run is queued (common's "
       "LaunchHold, as nvbench's blocking kernel), so the times are the GPU's work, not the host's per-call set-up.";
   if (!unheld.empty()) {
-    s += " Timed without it, their calls waiting for the GPU while queued:";
+    s += " Timed without it (`held` false in bench.json):";
     for (const auto& m : unheld) s += (m == *unheld.begin() ? " " : ", ") + m;
     s += ".";
   }

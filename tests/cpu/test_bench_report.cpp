@@ -433,7 +433,7 @@ TEST_CASE("bench: a run recorded with the hold says so and names each method tim
   unheld_layer["held"] = false;
   b["layers"] = {{"layers", json::array({{{"name", "B8 C128→128 128×128"}, {"measurements", {held_layer, unheld_layer}}}})}};
   const std::string md = bench_markdown(b);
-  const std::string named = "Timed without it, their calls waiting for the GPU while queued: ";
+  const std::string named = "Timed without it (`held` false in bench.json): ";
   CHECK(md.find(named + "NPP nppiFilterBorder_32f_C1R.") != std::string::npos);
   CHECK(md.find(named + "a library that synchronizes.") != std::string::npos);
 
