@@ -91,14 +91,20 @@ TimingStats time_kernel(const std::function<void()>& launch, const TimingOptions
   EventTimer timer;
   static LaunchHold* const held = new LaunchHold;  // for the process's life: its pinned memory is not free to make
   LaunchHold* hold = options.hold ? held : nullptr;
+  if (hold) hold->timed_out();  // a give-up of an earlier call's hold (ended: the device is idle) is not this one's
   std::vector<double> samples_ms;
   double spent_ms = 0;
   for (int i = 0; i < options.repeats; ++i) {
     if (hold) hold->hold();
-    if (options.flush_l2) flush_l2_cache();
-    timer.start();
-    launch();
-    timer.mark_stop();
+    try {
+      if (options.flush_l2) flush_l2_cache();
+      timer.start();
+      launch();
+      timer.mark_stop();
+    } catch (...) {
+      if (hold) hold->release();  // the queued work may then end, and the error propagates
+      throw;
+    }
     if (hold) hold->release();
     const double ms = timer.elapsed_ms();
     if (hold && hold->timed_out()) {  // launch waited on the device: time it as it runs, unheld

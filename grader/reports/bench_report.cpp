@@ -97,7 +97,7 @@ std::string hold_sentence(const json& rows) {
   bool recorded = false;
   std::set<std::string> unheld;
   for (const auto& r : rows) {
-    if (!r.contains("held")) continue;
+    if (!r.contains("held") || !r.at("held").is_boolean()) continue;
     recorded = true;
     if (!r.at("held").get<bool>()) unheld.insert(str(r, "method"));
   }

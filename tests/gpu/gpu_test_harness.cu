@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include "convlab/cuda_check.cuh"
@@ -145,6 +146,18 @@ TEST_CASE("gpu: a run that waits for the device is timed unheld, and says so", "
   // The hold is usable again after giving up.
   const TimingStats again = time_kernel([] { spin<<<1, 1>>>(1000); }, options);
   CHECK(again.held);
+}
+
+TEST_CASE("gpu: a run that throws releases its hold, and the next timing is held", "[gpu][harness]") {
+  TimingOptions options;
+  options.warmup = 0, options.repeats = 3;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(time_kernel([] { throw std::runtime_error("a method that fails"); }, options), std::runtime_error);
+  CUDA_CHECK(cudaDeviceSynchronize());  // returns once the released hold has ended, not after kTimeoutNs
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(seconds < 0.5 * LaunchHold::kTimeoutNs * 1e-9);
+  const TimingStats next = time_kernel([] { spin<<<1, 1>>>(1000); }, options);
+  CHECK(next.held);
 }
 
 TEST_CASE("gpu: measured ceilings are plausible for a data-centre GPU", "[gpu][harness]") {
