@@ -364,10 +364,11 @@ std::string bench_summary_markdown(const json& bench) {
   return s;
 }
 
-std::string bench_markdown(const json& bench) {
-  std::string s = fmt::format("# Benchmarks on {} — {}\n\n", str(bench.value("device", json::object()), "name", "?"),
-                              str(bench, "date", "undated"));
-  s += machine_lines(bench);
+namespace {
+
+// bench.md's conv2d part: the protocol, the lab 07 goal, a table per image size.
+std::string conv2d_section(const json& bench) {
+  std::string s;
   const json& conv = bench.value("conv2d", json::object());
   if (conv.contains("results")) {
     const json& p = conv.value("protocol", json::object());
@@ -408,6 +409,12 @@ std::string bench_markdown(const json& bench) {
       }
     }
   }
+  return s;
+}
+
+// bench.md's layer part: how the rows were checked and timed, a table per layer.
+std::string layers_section(const json& bench) {
+  std::string s;
   const json& layers = bench.value("layers", json::object());
   s += "\n## Convolution layers (labs 06 and 08 against cuDNN and cuBLAS)\n\n";
   if (layers.contains("error")) {
@@ -449,6 +456,12 @@ std::string bench_markdown(const json& bench) {
       }
     }
   }
+  return s;
+}
+
+// bench.md's check of lab 08's goals, each met, missed or not measured, with its numbers.
+std::string lab08_goals_section(const json& bench) {
+  std::string s;
   s += "\n## Lab 08's goals (docs/design.md, Targets)\n\n";
   for (const GoalCheck& g : lab08_goal_checks(bench)) {
     const char* verdict = g.verdict == GoalCheck::Verdict::met      ? "Met"
@@ -457,6 +470,12 @@ std::string bench_markdown(const json& bench) {
     s += fmt::format("- **{}**: {}.\n", verdict, g.goal);
     for (const auto& item : g.items) s += fmt::format("  - {}\n", item);
   }
+  return s;
+}
+
+// bench.md's block-size sweep of lab 01, events and Nsight Compute side by side.
+std::string sweep_section(const json& bench) {
+  std::string s;
   const json& sweep = bench.value("sweep", json::object());
   s += "\n## Block-size sweep of the naive kernel (lab 01, both_restrict)\n\n";
   if (sweep.contains("error")) {
@@ -485,6 +504,19 @@ std::string bench_markdown(const json& bench) {
       s += fmt::format("\nNsight Compute columns unavailable: {}\n", str(n, "unavailable"));
     }
   }
+  return s;
+}
+
+}  // namespace
+
+std::string bench_markdown(const json& bench) {
+  std::string s = fmt::format("# Benchmarks on {} — {}\n\n", str(bench.value("device", json::object()), "name", "?"),
+                              str(bench, "date", "undated"));
+  s += machine_lines(bench);
+  s += conv2d_section(bench);
+  s += layers_section(bench);
+  s += lab08_goals_section(bench);
+  s += sweep_section(bench);
   return s;
 }
 
