@@ -35,6 +35,7 @@
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "tensor_core_gemm.cuh"
+#include "weight_order.cuh"
 #include "wgmma_gemm.cuh"
 
 namespace convlab::lab08 {
@@ -76,10 +77,15 @@ struct GemmLaunch {
   int threads, smem, bm, bn, splits, depth, reduction;
 };
 
+/// The slices of the reduction each split sums, and the splits that this leaves (fewer than
+/// l.splits where the slices do not divide evenly), as launch_split_k's grid has them.
+int slices_per_split(const GemmLaunch& l) { return ceil_div(ceil_div(l.reduction, l.depth), l.splits); }
+int split_count(const GemmLaunch& l) { return ceil_div(ceil_div(l.reduction, l.depth), slices_per_split(l)); }
+
 /// Launches `kernel` so that it may begin before the kernel before it in the stream has ended
 /// (programmatic dependent launch, compute capability 9.0; elsewhere an ordinary launch): its blocks
-/// are placed once that kernel's have all said so (nhwc::let_next_kernel_start) or ended, not after
-/// a gap. The kernel must call nhwc::wait_for_previous_kernel before it reads what that one wrote,
+/// are placed once that kernel's have all said so (let_next_kernel_start) or ended, not after
+/// a gap. The kernel must call wait_for_previous_kernel before it reads what that one wrote,
 /// and before it ends.
 template <typename... Params, typename... Args>
 void launch_overlapping(void (*kernel)(Params...), dim3 grid, dim3 block, int smem, Args... args) {
@@ -108,9 +114,8 @@ void launch_split_k(const GemmLaunch& l, const float* X, const float* W, const C
     return true;
   }();
   (void)opted_in;
-  const int k_tiles = ceil_div(l.reduction, l.depth);
-  const int per_split = ceil_div(k_tiles, l.splits);
-  const dim3 grid(ceil_div(g.N, l.bn), ceil_div(g.M, l.bm), ceil_div(k_tiles, per_split));
+  const int per_split = slices_per_split(l);
+  const dim3 grid(ceil_div(g.N, l.bn), ceil_div(g.M, l.bm), split_count(l));
   if constexpr (OVERLAP) {
     launch_overlapping(kKernel, grid, dim3(l.threads), l.smem, X, W, a.Y, g, per_split, grid.z > 1, extra...);
   } else {
@@ -128,6 +133,28 @@ float* kept_buffer(std::unique_ptr<DeviceBuffer<float>>& slot, std::size_t n) {
     slot = std::make_unique<DeviceBuffer<float>>(n, 0);
   }
   return slot->data();
+}
+
+/// Launches order_weights: W's `count` matrices, R × S each, into Wo as S × Rp (weight_order.cuh),
+/// then Y's first `zeroed` floats zeroed. A unit is RB rows, RB the power of two ≤ 32 that covers
+/// Rp (or `row_block` if smaller), and all S taps; or fewer taps, down to a warp's worth of
+/// elements, while there are too few units for 16 warps an SM: a small W is latency-bound, and
+/// more warps in flight hide the latency.
+template <bool ROUND>
+void launch_order_weights(const float* W, float* Wo, int count, int rows, int cols, int padded_rows, int row_block,
+                          float* Y, long long zeroed) {
+  int shift = 0;
+  while ((2 << shift) <= std::min(row_block, 32) && (1 << shift) < padded_rows) ++shift;
+  const long long row_blocks = static_cast<long long>(count) * ceil_div(padded_rows, 1 << shift);
+  const int fewest_taps = std::min(cols, 32 >> shift);  // a unit of fewer leaves lanes idle
+  const long long wanted = 16LL * sm_count();
+  const int tap_block = static_cast<int>(std::clamp<long long>(ceil_div(cols * row_blocks, wanted), fewest_taps, cols));
+  const WeightOrder o{count, rows, cols, padded_rows, shift, tap_block};
+  const long long units = row_blocks * ceil_div(cols, tap_block);
+  const long long blocks = std::min(std::max(ceil_div(units, static_cast<long long>(kOrderWarps)),
+                                             ceil_div(zeroed, 4LL * 32 * kOrderWarps)), 4096LL);
+  order_weights<ROUND><<<static_cast<unsigned>(blocks), kOrderWarps * 32>>>(W, Wo, o, Y, zeroed);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 /// Step 2's kernel on 64-row tiles (block_m), split as split_k says.
@@ -149,14 +176,13 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
   }
   float* Xr = kept_buffer(xr_slot, static_cast<std::size_t>(xr_elements));
   float* Wr = kept_buffer(wr_slot, static_cast<std::size_t>(wr_elements));
-  // A split's zeroed Y first; then W's pass, X's beside it, and the GEMM, placed as X's last blocks
-  // run (launch_overlapping): two gaps between kernels fewer, 1-3 % of the call on the bench's
-  // layers (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
-  const int splits = nhwc_split_k(a.shape, BM, sm_count());
-  if (splits > 1) CUDA_CHECK(cudaMemsetAsync(a.Y, 0, a.shape.output_elements() * sizeof(float)));
-  const int weight_blocks = static_cast<int>(std::min<long long>(ceil_div(wr_elements, kChunkFloats * 256LL), 4096));
-  nhwc::order_weights_tap_channel<><<<weight_blocks, 256>>>(a.W, Wr, g, cp);
-  CUDA_CHECK(cudaGetLastError());
+  // W's pass (which zeroes a split's Y), X's beside it, and the GEMM, placed as X's last blocks run
+  // (launch_overlapping): gaps between kernels fewer, 1-3 % of the call on the bench's layers
+  // (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+  const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, nhwc_split_k(a.shape, BM, sm_count()),
+                     kNhwcSliceDepth, g.KK * cp};
+  const long long zeroed = split_count(l) > 1 ? static_cast<long long>(a.shape.output_elements()) : 0;
+  launch_order_weights<true>(a.W, Wr, g.M, g.C, g.KK, cp, 32, a.Y, zeroed);  // each filter C × K·K to K·K × Cp
   const int positions = static_cast<int>(a.shape.batch * static_cast<long long>(g.HW));  // ≤ xr_elements
   if (cp <= nhwc::kFewChannels) {
     const int blocks = static_cast<int>(std::min<long long>(ceil_div(positions, 2 * 256), 16LL * sm_count()));
@@ -169,32 +195,37 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
                        cp, positions);
   }
 
-  const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, splits, kNhwcSliceDepth, g.KK * cp};
   launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, Xr, Wr, a, g, cp);
 }
 
-/// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (tiles::order_weights_group_tap),
-/// in a buffer kept between calls and grown to the largest layer seen. One pass over W per call, so
-/// that every block does not fetch each weight of a slice in a 32-byte sector of its own: 10–16 %
-/// off step 5 on the bench layers (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+/// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (each group of DEPTH channels
+/// of a filter, DEPTH × K·K, to K·K × DEPTH), in a buffer kept between calls and grown to the
+/// largest layer seen. One pass over W per call, so that every block does not fetch each weight of
+/// a slice in a 32-byte sector of its own: 10–16 % off step 5 on the bench layers (NVIDIA H200,
+/// results/bench/nvidia-h200/lab08.md). The same pass zeroes Y for a split GEMM (`zero_y`), and
+/// the GEMM is launched to overlap its end.
 template <int DEPTH>
-const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& g) {
+const float* weights_in_group_tap_order(const ConvLayerArgs& a, const Geometry& g, bool zero_y) {
   static std::unique_ptr<DeviceBuffer<float>> ordered;
-  const std::size_t n = a.shape.weight_elements();
-  float* Wg = kept_buffer(ordered, n);
-  const int blocks = static_cast<int>(std::min<std::size_t>(ceil_div(n, std::size_t{256}), 4096));
-  tiles::order_weights_group_tap<DEPTH><<<blocks, 256>>>(a.W, Wg, g);
-  CUDA_CHECK(cudaGetLastError());
+  float* Wg = kept_buffer(ordered, a.shape.weight_elements());
+  const long long zeroed = zero_y ? static_cast<long long>(a.shape.output_elements()) : 0;
+  launch_order_weights<false>(a.W, Wg, g.M * (g.C / DEPTH), DEPTH, g.KK, DEPTH, DEPTH, a.Y, zeroed);
   return Wg;
 }
 
 template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
 void launch_wgmma(const ConvLayerArgs& a, int splits) {
   const Geometry g = tiles::make_geometry(a.shape, Tile::DEPTH);
-  const float* W = GROUP_TAP ? weights_in_group_tap_order<Tile::DEPTH>(a, g) : a.W;
   const GemmLaunch l{WG * kWarpgroupThreads, wgmma_shared_bytes<Tile>(WG, GROUP_TAP), wgmma_block_m(WG), Tile::N,
                      splits, Tile::DEPTH, g.Kdim};
-  launch_split_k<wgmma_gemm<Arith, Tile, WG, GROUP_TAP, BLOCKS_PER_SM>>(l, a.X, W, a, g);
+  constexpr auto kKernel = wgmma_gemm<Arith, Tile, WG, GROUP_TAP, BLOCKS_PER_SM>;
+  if constexpr (GROUP_TAP) {
+    // W's pass zeroes a split's Y (launch_split_k then counts on it) and the GEMM overlaps its end
+    const float* Wg = weights_in_group_tap_order<Tile::DEPTH>(a, g, split_count(l) > 1);
+    launch_split_k<kKernel, true>(l, a.X, Wg, a, g);
+  } else {
+    launch_split_k<kKernel>(l, a.X, a.W, a, g);
+  }
 }
 
 /// The wide tile: the group-tap gather on whole groups of 16 channels; one warpgroup 3 blocks

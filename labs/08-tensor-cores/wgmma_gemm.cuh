@@ -145,7 +145,7 @@ __device__ __forceinline__ void wgmma_step_tf32_bf16(float (&acc)[Tile::ACCUMULA
 ///
 /// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
 /// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
-/// tiles::GroupTapLoader (C % DEPTH == 0; Wt is then W in its order, tiles::order_weights_group_tap,
+/// tiles::GroupTapLoader (C % DEPTH == 0; Wt is then W in its order, order_weights,
 /// and A's raw slice is As[m][k]), else tiles::SliceLoader (Wt is W; As[k][m], transposed).
 /// BLOCKS_PER_SM: the occupancy it is compiled for (lab08::wgmma_plan).
 template <Precision Arith, typename Tile, int WG, bool GROUP_TAP, int BLOCKS_PER_SM>
@@ -196,6 +196,10 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   const int k_tiles = ceil_div(g.Kdim, BK);
   const int kt_begin = blockIdx.z * k_tiles_per_split;
   const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  // With GROUP_TAP, launched to overlap W's reordering pass (launch_overlapping), which writes Wt
+  // and zeroes a split's Y; without it, an ordinary launch, and the wait returns at once. (Copying
+  // X's first slices before the wait gained nothing measurable: lab08.md.)
+  wait_for_previous_kernel();
   if (kt_begin >= kt_end) return;
   Loader load(g, m0, n0, kt_begin);
 

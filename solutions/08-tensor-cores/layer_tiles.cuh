@@ -7,8 +7,8 @@
 ///
 /// Same code as solutions/06-im2col/implicit_gemm.cuh (the reference of lab 06 step 3a) and
 /// async_copies.cuh's wrappers, in the namespace convlab::lab08::tiles; and, for steps 5 and 6, a
-/// second loader that walks the reduction channel group × tap (GroupTapLoader), with the kernel
-/// that puts the weights in its order (order_weights_group_tap).
+/// second loader that walks the reduction channel group × tap (GroupTapLoader), which reads the
+/// weights in its order (weight_order.cuh puts them there).
 #pragma once
 
 #include <climits>
@@ -276,7 +276,7 @@ struct SliceLoader {
 /// SliceLoader's job, with the reduction in another order: slice kt is one tap (p, q) of one group
 /// of BK channels, unrolled rows k' = G·(K·K·BK) + (p·K + q)·BK + c for channel G·BK + c, c < BK.
 /// The order of a sum's terms is the kernel's to choose (A's columns follow B's rows): W is
-/// reordered the same way first (order_weights_group_tap), into Wg [M][C·K·K]. Needs C % BK == 0
+/// reordered the same way first (order_weights, weight_order.cuh), into Wg [M][C·K·K]. Needs C % BK == 0
 /// (whole groups; lab08::wgmma_group_tap), and then has no ragged last slice.
 ///
 ///   slice kt = G·K·K + p·K + q:    As[m][c] = Wg[m0 + m][kt·BK + c]  = W[m0 + m][G·BK + c][p][q]
@@ -320,7 +320,7 @@ struct GroupTapLoader {
   }
 
   /// Both operands of slice kt (the next one: this loader counts taps and groups itself):
-  /// As[m][c] from Wg, the weights in this loader's order (order_weights_group_tap), and Bs[c][n]
+  /// As[m][c] from Wg, the weights in this loader's order (order_weights, weight_order.cuh), and Bs[c][n]
   /// gathered from X; then moves on to the next tap, and after the last tap to the next group.
   template <bool ASYNC = true, int A_LD, int B_LD>
   __device__ void issue(int kt, float (&As)[BM][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wg,
@@ -354,20 +354,5 @@ struct GroupTapLoader {
     if (++tap == g.KK) tap = 0, p = 0, c0 += BK;
   }
 };
-
-/// W [M][C][K][K] into GroupTapLoader's order: Wg[m][k'] = W[m][G·BK + c][p][q] for
-/// k' = G·(K·K·BK) + (p·K + q)·BK + c. One pass over W, grid-stride: consecutive threads write
-/// consecutive k' (coalesced) and read floats K·K apart.
-template <int BK>
-__global__ void order_weights_group_tap(const float* __restrict__ W, float* __restrict__ Wg, Geometry g) {
-  const long long total = static_cast<long long>(g.M) * g.Kdim;  // < 2^31: make_geometry refuses more
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int i = static_cast<int>(e), m = i / g.Kdim, k = i - m * g.Kdim;
-    const int slice = k / BK, c = k - slice * BK;
-    const int group = slice / g.KK, tap = slice - group * g.KK;
-    Wg[i] = W[m * g.Kdim + (group * BK + c) * g.KK + tap];
-  }
-}
 
 }  // namespace convlab::lab08::tiles

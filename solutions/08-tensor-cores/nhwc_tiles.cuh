@@ -13,12 +13,14 @@
 ///                           Xr[b][h·S − P + p·D][w·S − P + q·D][c]           (0 outside X)
 ///
 /// so k' = 4j .. 4j + 3 of one column are 16 contiguous bytes of Xr, and of one filter's row of
-/// Wr: one cp.async each, straight into a row of the K-major tiles As[m][k] and Bs[n][k].
+/// Wr: one cp.async each, straight into a row of the K-major tiles As[m][k] and Bs[n][k]. X's
+/// passes are here; W's is weight_order.cuh's order_weights (each filter C × K·K to K·K × Cp).
 #pragma once
 
 #include <climits>
 
 #include "convlab/lab08_config.hpp"
+#include "kernel_overlap.cuh"
 #include "layer_tiles.cuh"
 #include "mma_tf32.cuh"
 
@@ -32,35 +34,12 @@ using tiles::Geometry;
 /// (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
 inline constexpr int kFewChannels = 16;
 
-// The launcher starts the passes and the GEMM so that each may begin while the one before it is
-// still ending (programmatic dependent launch, compute capability 9.0: launch_overlapping in
-// tensor_cores.cu). A kernel says when the next may be placed (let_next_kernel_start) and, before
-// it reads what the one before it wrote, waits for that one (wait_for_previous_kernel). Before
-// sm_90 both are no-ops and the launches do not overlap.
-
-/// Lets the kernel launched after this one be placed on the SMs as this one's blocks free them,
-/// rather than after this one ends: what it may do before its wait_for_previous_kernel (its set-up)
-/// then overlaps this one's last blocks.
-__device__ __forceinline__ void let_next_kernel_start() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-
-/// Waits until the kernel launched before this one has ended and its writes are visible. A kernel
-/// started by launch_overlapping calls it before it reads what that one wrote, or, if it reads
-/// nothing of it, before it ends, so that it ends after it and the next kernel may count on both.
-__device__ __forceinline__ void wait_for_previous_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
 /// X [B][C][H·W] into Xr [B][H·W][Cp], each value rounded to TF32 (to_tf32), for Cp ≤ kFewChannels:
 /// a thread makes AT_ONCE positions' Cp channels, each read as channel c of 32 consecutive
 /// positions a warp (128 bytes), all of them before it writes any, and writes each position's Cp/4
 /// chunks with 16-byte stores (a warp's stores are contiguous). Grid-stride over the B·H·W
-/// positions. (A template, as order_weights_tap_channel below.)
+/// positions. (A template, so that the files that include this header may each define it without
+/// a clash at link time.)
 template <int FEW = kFewChannels, int AT_ONCE = 2>
 __global__ void __launch_bounds__(256) to_channels_last_few(const float* __restrict__ X, float* __restrict__ Xr,
                                                             Geometry g, int cp, int positions) {
@@ -140,29 +119,6 @@ __global__ void __launch_bounds__(256) to_channels_last(const float* __restrict_
     }
   }
   wait_for_previous_kernel();
-}
-
-/// W [M][C][K][K] into Wr [M][K·K·Cp], each value rounded to TF32: a thread makes one chunk of
-/// CHUNK consecutive k' (CHUNK channels of one tap; Cp is a multiple of CHUNK), reading floats K·K
-/// apart and writing them with one 16-byte store. Grid-stride over the chunks. (A template, so that
-/// the files that include this header may each define it without a clash at link time.)
-template <int CHUNK = kChunkFloats>
-__global__ void order_weights_tap_channel(const float* __restrict__ W, float* __restrict__ Wr, Geometry g, int cp) {
-  let_next_kernel_start();  // X's pass, which does not read Wr, may run beside this one
-  static_assert(CHUNK == 4, "one float4 a chunk");
-  const int chunks_per_filter = g.KK * cp / CHUNK;
-  const long long total = static_cast<long long>(g.M) * chunks_per_filter;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int i = static_cast<int>(e), m = i / chunks_per_filter, k = CHUNK * (i - m * chunks_per_filter);
-    const int tap = k / cp, c0 = k - tap * cp;
-    float v[CHUNK];
-#pragma unroll
-    for (int c = 0; c < CHUNK; ++c) {
-      v[c] = c0 + c < g.C ? tf32_value(to_tf32(W[m * g.Kdim + (c0 + c) * g.KK + tap])) : 0.0f;
-    }
-    reinterpret_cast<float4*>(Wr)[i] = make_float4(v[0], v[1], v[2], v[3]);
-  }
 }
 
 /// Copies slices of Wr and of the unrolled Xr into K-major tiles, As[m][k] and Bs[n][k], one

@@ -185,9 +185,9 @@ __device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], f
 /// Step 1's kernel (given): lab 06 step 3c's pipeline — kStages slices in flight by cp.async, one
 /// multiplied — fed from the reordered tensors (nhwc_tiles.cuh) in kNhwcSliceDepth-deep slices
 /// of 16-byte chunks, with the multiply done by mma_step_tf32. Xr and Wr are X and W as
-/// nhwc::to_channels_last and nhwc::order_weights_tap_channel leave them, with `cp` channels; the
+/// nhwc::to_channels_last and order_weights (weight_order.cuh) leave them, with `cp` channels; the
 /// launcher starts this kernel as those passes end, so it waits for them before its first copy
-/// (nhwc::wait_for_previous_kernel). Block (x, y, z) sums the slices [z·k_tiles_per_split,
+/// (wait_for_previous_kernel). Block (x, y, z) sums the slices [z·k_tiles_per_split,
 /// (z + 1)·k_tiles_per_split) of the reduction; with more than one split (`atomic`) it adds its
 /// tile into a zeroed Y.
 /// Dynamic shared memory: nhwc_shared_bytes(BM) (lab08_config.hpp).
@@ -215,7 +215,7 @@ tensor_core_gemm_tf32(const float* __restrict__ Xr, const float* __restrict__ Wr
   const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
   if (kt_begin >= kt_end) return;
   nhwc::ChunkLoader<BM, BN, BK, kThreads> load(g, cp, m0, n0, kt_begin);
-  nhwc::wait_for_previous_kernel();  // the passes that write Xr and Wr: their ends overlap this set-up
+  wait_for_previous_kernel();  // the passes that write Xr and Wr: their ends overlap this set-up
 
   float acc[MT][NT][4] = {};  // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
 

@@ -1,8 +1,8 @@
 // Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2,
 // banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh steps 5 and 6, with the same titles in both
-// folders, and each is the same code outside them; the given files (layer_tiles.cuh, nhwc_tiles.cuh, mma_tf32.cuh,
-// mma_bf16.cuh, ldmatrix.cuh, wgmma_tf32.cuh, wgmma_bf16.cuh, the launchers tensor_cores.cu and
-// banded_conv2d.cu) are the solution's code; the
+// folders, and each is the same code outside them; the given files (layer_tiles.cuh, nhwc_tiles.cuh,
+// kernel_overlap.cuh, weight_order.cuh, mma_tf32.cuh, mma_bf16.cuh, ldmatrix.cuh, wgmma_tf32.cuh,
+// wgmma_bf16.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
 // stub marks every step unwritten and the solution none. The GPU test
 // (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
 #include <catch2/catch.hpp>
@@ -64,8 +64,8 @@ TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's c
     CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
   }
   for (const char* given :
-       {"layer_tiles.cuh", "nhwc_tiles.cuh", "mma_tf32.cuh", "mma_bf16.cuh", "ldmatrix.cuh", "wgmma_tf32.cuh",
-        "wgmma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
+       {"layer_tiles.cuh", "nhwc_tiles.cuh", "kernel_overlap.cuh", "weight_order.cuh", "mma_tf32.cuh", "mma_bf16.cuh",
+        "ldmatrix.cuh", "wgmma_tf32.cuh", "wgmma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
   }
