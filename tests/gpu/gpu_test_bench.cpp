@@ -79,7 +79,7 @@ TEST_CASE("gpu bench: conv2d_bench checks and times every lab and every peer on 
 }
 
 // NVIDIA_TF32_OVERRIDE=0 turns TF32 off inside cuDNN and cuBLAS: a "TF32" row timed under it is
-// float32 math (results/bench/nvidia-h200/lab08.md, its first section).
+// float32 math (results/bench/nvidia-h200/lab08.md, "The full `grader bench`, 2026-11-30 (morning)").
 TEST_CASE("gpu bench: under NVIDIA_TF32_OVERRIDE=0 conv_layer_bench times no library's TF32 row and says why, "
           "and without it times them",
           "[gpu][bench]") {
