@@ -276,8 +276,8 @@ struct SliceLoader {
 /// SliceLoader's job, with the reduction in another order: slice kt is one tap (p, q) of one group
 /// of BK channels, unrolled rows k' = G·(K·K·BK) + (p·K + q)·BK + c for channel G·BK + c, c < BK.
 /// The order of a sum's terms is the kernel's to choose (A's columns follow B's rows): W is
-/// reordered the same way first (order_weights, weight_order.cuh), into Wg [M][C·K·K]. Needs C % BK == 0
-/// (whole groups; lab08::wgmma_group_tap), and then has no ragged last slice.
+/// reordered the same way first (order_weights, weight_order.cuh), into Wg [M][C·K·K]. Needs
+/// C % BK == 0 (whole groups; lab08::wgmma_group_tap), and then has no ragged last slice.
 ///
 ///   slice kt = G·K·K + p·K + q:    As[m][c] = Wg[m0 + m][kt·BK + c]  = W[m0 + m][G·BK + c][p][q]
 ///                                  Bs[c][n] = X[b][G·BK + c][h·S − P + p·D][w·S − P + q·D]
@@ -320,8 +320,9 @@ struct GroupTapLoader {
   }
 
   /// Both operands of slice kt (the next one: this loader counts taps and groups itself):
-  /// As[m][c] from Wg, the weights in this loader's order (order_weights, weight_order.cuh), and Bs[c][n]
-  /// gathered from X; then moves on to the next tap, and after the last tap to the next group.
+  /// As[m][c] from Wg, the weights in this loader's order (order_weights, weight_order.cuh), and
+  /// Bs[c][n] gathered from X; then moves on to the next tap, and after the last tap to the next
+  /// group.
   template <bool ASYNC = true, int A_LD, int B_LD>
   __device__ void issue(int kt, float (&As)[BM][A_LD], float (&Bs)[BK][B_LD], const float* X, const float* Wg,
                         const Geometry& g) {

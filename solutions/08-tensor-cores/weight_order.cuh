@@ -12,7 +12,7 @@
 ///
 /// Read element by element in the output's order by a thread each, W is read K·K floats apart,
 /// and each 32-byte sector of it is fetched from L2 by every warp that needs one of its floats;
-/// order_weights lets a warp write a block of rows whole (its drawing).
+/// order_weights has a warp write a block of rows whole, so that each sector crosses once.
 #pragma once
 
 #include "convlab/lab08_config.hpp"
@@ -57,9 +57,9 @@ __device__ __forceinline__ void zero_in_grid(float* __restrict__ Y, long long n)
 /// padding rows) and TB of its taps, and one warp writes it: lane l takes row l % RB and every
 /// (32/RB)-th tap from l / RB, so that each store of the warp is 32/RB runs of RB contiguous
 /// floats. Its loads are S floats apart, but the warp's first load brings the unit's sectors into
-/// L1 and the rest hit there: W crosses from L2 once, where a thread an element in the output's
-/// order fetched each sector once per tap, into as many SMs. Grid-stride over the units, a warp at
-/// a time. The next kernel (the GEMM) may be placed as this one's blocks end.
+/// L1 and the rest hit there: each sector of W crosses from L2 once (a thread an element, in the
+/// output's order, fetched it once per tap, into as many SMs). Grid-stride over the units, a warp
+/// at a time. The next kernel (the GEMM) may be placed as this one's blocks end.
 template <bool ROUND>
 __global__ void __launch_bounds__(kOrderWarps * 32) order_weights(const float* __restrict__ W, float* __restrict__ Wo,
                                                                   WeightOrder o, float* __restrict__ Y,
