@@ -146,22 +146,26 @@ std::vector<CudnnCandidate> CudnnConv::find(const float* X, const float* W, floa
   return out;
 }
 
-bool CudnnConv::select_fastest_of(const std::vector<std::string>& algos) {
-  Impl& d = *impl_;
-  for (const auto& p : d.usable) {
-    if (std::find(algos.begin(), algos.end(), algo_text(p.algo)) == algos.end()) continue;
-    d.algo = p.algo;
-    d.chosen_math = p.mathType;
-    CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, p.mathType));
-    if (p.memory > d.workspace_bytes) {
-      CUDA_CHECK(cudaFree(d.workspace));
-      d.workspace = nullptr;
-      CUDA_CHECK(cudaMalloc(&d.workspace, p.memory));
-    }
-    d.workspace_bytes = std::max(d.workspace_bytes, p.memory);
-    return true;
+std::vector<CudnnCandidate> CudnnConv::usable() const {
+  std::vector<CudnnCandidate> out;
+  for (const auto& p : impl_->usable) {
+    out.push_back({algo_text(p.algo), math_text(p.mathType), p.time, p.memory, true});
   }
-  return false;
+  return out;
+}
+
+void CudnnConv::select(std::size_t i) {
+  Impl& d = *impl_;
+  const cudnnConvolutionFwdAlgoPerf_t& p = d.usable.at(i);
+  d.algo = p.algo;
+  d.chosen_math = p.mathType;
+  CUDNN_CHECK(cudnnSetConvolutionMathType(d.conv, p.mathType));
+  if (p.memory > d.workspace_bytes) {
+    CUDA_CHECK(cudaFree(d.workspace));
+    d.workspace = nullptr;
+    CUDA_CHECK(cudaMalloc(&d.workspace, p.memory));
+  }
+  d.workspace_bytes = std::max(d.workspace_bytes, p.memory);
 }
 
 void CudnnConv::run(const float* X, const float* W, float* Y) {

@@ -40,9 +40,10 @@ class CudnnConv {
   /// Runs cudnnFindConvolutionForwardAlgorithmEx (it writes Y) and keeps the fastest usable
   /// algorithm. @returns every candidate, fastest first. @throws std::runtime_error if none is usable.
   std::vector<CudnnCandidate> find(const float* X, const float* W, float* Y);
-  /// Switches to the fastest usable candidate of find() whose name is one of `algos` (e.g. the
-  /// GEMM-based ones). @returns false, changing nothing, when there is none.
-  bool select_fastest_of(const std::vector<std::string>& algos);
+  /// The usable candidates of find(), in its order (fastest first by cuDNN's own timing).
+  [[nodiscard]] std::vector<CudnnCandidate> usable() const;
+  /// Switches to usable()[i]. @throws std::out_of_range past the end.
+  void select(std::size_t i);
   /// Y = conv(X, W) with the algorithm find() chose (enqueued on the default stream).
   void run(const float* X, const float* W, float* Y);
   /// The chosen algorithm's name.
