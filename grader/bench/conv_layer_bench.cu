@@ -378,6 +378,8 @@ class LayerBench {
                           [&] { convlab::lab08::conv_layer_tf32x3_wgmma(args(y)); }));
     out.push_back(measure("lab 08 step 6 TF32+BF16 wgmma", wgmma_mixed_detail(),
                           [&] { convlab::lab08::conv_layer_tf32_bf16_wgmma(args(y)); }));
+    out.push_back(measure("lab 08 step 7 TF32 wgmma", "1xTF32 wgmma, both operands in shared memory",
+                          [&] { convlab::lab08::conv_layer_tf32_wgmma(args(y)); }, convlab::Tolerance::tf32x1()));
     out.push_back(measure("stretch: step 3 + bias + ReLU pass", "2 kernels", [&] {
       lab::conv_layer_register_tiled_with(args(y), lab::register_tiled_plan(s_, false));
       bias_relu_pass<<<grid_for(Y_.size()), 256>>>(y, bias_.data(), s_.filters, s_.out_height() * s_.out_width(), Y_.size());

@@ -35,7 +35,7 @@ inline constexpr const char* kMetricWarpInsts = "smsp__inst_executed.sum";
 /// Tensor-core MMA instructions (warp-level mma.sync of any type: lab 08's TF32 and BF16 ones),
 /// what the analysis model's MMA counts predict.
 inline constexpr const char* kMetricTensorMmaInsts = "sm__inst_executed_pipe_tensor_op_hmma.sum";
-/// Hopper's warpgroup MMAs (wgmma, lab 08 steps 5 and 6), counted once per warp: 4 per instruction. Asked
+/// Hopper's warpgroup MMAs (wgmma, lab 08 steps 5 to 7), counted once per warp: 4 per instruction. Asked
 /// for on compute capability 9.x only (an extra metric of run_ncu): other GPUs have no such pipe.
 inline constexpr const char* kMetricTensorWgmmaInsts = "sm__inst_executed_pipe_tensor_op_gmma.sum";
 /// The metrics that add up over kernels.

@@ -128,8 +128,8 @@ PredictionResult predict_im2col(const PredictionContext& ctx) {
   return p;
 }
 
-/// Lab 08: each step's MMAs on the performance case of its problem (steps 1, 2, 5 and 6 on the
-/// layer, steps 3 and 4 on the image), as the solution's launchers run them; steps 5 and 6's are wgmmas
+/// Lab 08: each step's MMAs on the performance case of its problem (steps 1, 2 and 5 to 7 on the
+/// layer, steps 3 and 4 on the image), as the solution's launchers run them; steps 5 to 7's are wgmmas
 /// counted per warp, as `sm__inst_executed_pipe_tensor_op_gmma.sum` counts them. The model counts
 /// MMAs, not loads, for these kernels.
 PredictionResult predict_tensor_cores(const PredictionContext& ctx) {

@@ -198,6 +198,7 @@ constexpr const char* kBandedTf32Bf16 = "lab08 banded_tf32_bf16";
 constexpr const char* kCudnnFp32 = "cuDNN (FP32 FMA math)";
 constexpr const char* kCudnnTf32 = "cuDNN (TF32 tensor cores)";
 constexpr const char* kLab08Step1 = "lab 08 step 1 TF32";
+constexpr const char* kLab08Step7 = "lab 08 step 7 TF32 wgmma";  // step 1's arithmetic on Hopper's wgmma
 constexpr const char* kLab08Fp32Steps[] = {"lab 08 step 2 3xTF32", "lab 08 step 5 3xTF32 wgmma",
                                            "lab 08 step 6 TF32+BF16 wgmma"};
 constexpr int kGoalImage = 8192;               // the image of the 2D goals
@@ -317,6 +318,12 @@ std::vector<GoalCheck> lab08_goal_checks(const json& bench) {
                                     bound_ms, fma / 1e12));
   }
   goals.push_back(std::move(k17));
+
+  // 5: step 1's goal for the lab's fastest TF32 step, step 7 (wgmma) beside step 1 on Hopper.
+  layer_goal(fmt::format("every bench layer: lab 08's fastest TF32 step (1, or 7 on Hopper's wgmma) at least {:.0f} % "
+                         "of cuDNN TF32's speed",
+                         100 * kGoalStep1OfCudnnTf32),
+             {kLab08Step1, kLab08Step7}, kCudnnTf32, kGoalStep1OfCudnnTf32);
   return goals;
 }
 

@@ -140,20 +140,27 @@ __device__ __forceinline__ bool locate(const RowCursor& cur, const ColumnOrigin&
 //   cp.async.ca.shared.global [dst], [src], b, n  copy b = 4, 8 or 16 bytes; read only n of them
 //                                                 (n = 0: write b zero bytes, read nothing)
 //   cp.async.commit_group / cp.async.wait_group N
-// (cp.async.cg caches in L2 only and takes 16-byte copies alone; ours are mostly 4 bytes, so .ca.)
+// (cp.async.cg caches in L2 only and takes 16-byte copies alone; ours are mostly 4 bytes, so .ca;
+// step 7's 16-byte chunks take .cg where L1 would not hold them until they are read again.)
 
 /// Copies FLOATS consecutive floats (1, 2 or 4: one copy of 4, 8 or 16 bytes, both addresses
 /// aligned to it); when `inside` is false nothing is read and the shared words become 0 (the
 /// zero padding of the convolution, the ragged edges of the GEMM). `gmem` must be a valid
-/// address either way: pass the tensor's base when `inside` is false. Before sm_80 there is no
-/// cp.async: ordinary loads and stores (and commit and wait do nothing).
-template <int FLOATS = 1>
+/// address either way: pass the tensor's base when `inside` is false. L1: through L1 (.ca), else
+/// L2 only (.cg, 16-byte copies alone). Before sm_80 there is no cp.async: ordinary loads and
+/// stores (and commit and wait do nothing).
+template <int FLOATS = 1, bool L1 = true>
 __device__ __forceinline__ void copy_async_or_zero(float* smem, const float* gmem, bool inside) {
   static_assert(FLOATS == 1 || FLOATS == 2 || FLOATS == 4, "cp.async copies 4, 8 or 16 bytes");
+  static_assert(L1 || FLOATS == 4, "cp.async.cg copies 16 bytes only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem), "n"(4 * FLOATS),
-               "r"(inside ? 4 * FLOATS : 0));
+  if constexpr (L1) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem), "n"(4 * FLOATS),
+                 "r"(inside ? 4 * FLOATS : 0));
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 16 : 0));
+  }
 #else
   for (int e = 0; e < FLOATS; ++e) smem[e] = inside ? __ldg(gmem + e) : 0.0f;
 #endif

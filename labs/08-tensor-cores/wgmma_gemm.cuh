@@ -269,19 +269,7 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   }
   tiles::copy_async_wait<0>();
 
-  // D's registers (wgmma_tf32.cuh): i = 4j + e is column 8j + 2·tig + e % 2, row row + 8·(e / 2):
-  // i and i + 1 (i even) are one output pair (store_output_pair, tensor_core_gemm.cuh).
-  const bool pairs = output_pairs_fit(Y, g);
-#pragma unroll
-  for (int j = 0; j < Tile::ACCUMULATORS / 4; ++j) {
-    const int n = n0 + 8 * j + 2 * tig;
-    const int column = output_column(g, n);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int m = m0 + row + 8 * h;
-      if (m < g.M) store_output_pair(Y, g, m, n, column, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], pairs, atomic);
-    }
-  }
+  store_warpgroup_tile<Tile::N>(acc, Y, g, m0, n0, row, tig, atomic);
 }
 
 }  // namespace convlab::lab08

@@ -1,6 +1,6 @@
 /// @file wgmma_tf32.cuh
-/// @brief Lab 08 (given, do not edit): Hopper's warpgroup MMA, wrapped for steps 5 and 6 — the
-///        instruction, the shared-memory descriptor of its B operand, the fences and waits of its
+/// @brief Lab 08 (given, do not edit): Hopper's warpgroup MMA, wrapped for steps 5, 6 and 7 — the
+///        instruction, the shared-memory descriptors of its operands, the fences and waits of its
 ///        asynchronous protocol — and which thread holds which element of its tiles.
 ///
 /// NVIDIA, "Parallel Thread Execution ISA", "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
@@ -45,6 +45,27 @@
 ///             [cm 0,0][cm 1,0][cm 0,1][cm 1,1][cm 0,2] ... [cm 1,15]
 ///
 ///     element (k, n) at float  (n / 8)·64 + (k / 4)·32 + (n % 8)·4 + k % 4     (LBO 128, SBO 256)
+///
+/// Step 7 hands A to the instruction from shared memory too (both operands through descriptors:
+/// `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 d, a-desc, b-desc, 1, 1, 1`), warp w's 16
+/// rows read by the unit as the drawing above numbers them, and lays both out with the **128-byte
+/// swizzle** instead of the planes above: each row of a tile (a filter of A, a column of B) holds
+/// its 32 k of a slice, 128 bytes, and its 16-byte chunk j (k = 4j .. 4j + 3) is stored at chunk
+/// position j ^ (row % 8). Eight rows make a 1024-byte atom (SBO 1024 between atoms; no LBO: the 8
+/// k of one k8-step lie inside a row); the unit undoes the XOR from the address bits, so the tile
+/// must start 1024-byte aligned, and the descriptor of k8-step ks is the tile's plus 32·ks bytes:
+///
+///                 chunk position:  0     1     2     3     4     5     6     7
+///       row 0 (r % 8 = 0)        [j 0] [j 1] [j 2] [j 3] [j 4] [j 5] [j 6] [j 7]
+///       row 1 (r % 8 = 1)        [j 1] [j 0] [j 3] [j 2] [j 5] [j 4] [j 7] [j 6]
+///       row 2                    [j 2] [j 3] [j 0] [j 1] [j 6] [j 7] [j 4] [j 5]
+///       ...
+///       row 7                    [j 7] [j 6] [j 5] [j 4] [j 3] [j 2] [j 1] [j 0]
+///
+/// Chunk j of 8 consecutive rows lands in 8 different 16-byte bank groups: the unit reads a
+/// k8-step's chunk pairs of 8 rows, and the loader's cp.async writes 8 chunks of a row, each in
+/// one pass. With the planes above (8 rows of one chunk in one 128-byte core matrix) the same
+/// kernel ran 2.6 times as long (lab08_config.hpp, step 7).
 ///
 /// The instruction is asynchronous: it returns before its result is in D. The protocol:
 ///   wgmma_fence()            before the first wgmma that reads registers other instructions wrote
@@ -152,6 +173,46 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[N / 2], const unsigned (&a
   }
 }
 
+/// d += A · B for one warpgroup's 64×128×8 tile, both operands in shared memory (step 7): `a` and
+/// `b` their descriptors (wgmma_descriptor_sw128), d[64] this thread's accumulators as drawn above.
+/// Asynchronous, as wgmma_m64n128k8_tf32.
+__device__ __forceinline__ void wgmma_m64n128k8_tf32_ss(float (&d)[64], std::uint64_t a, std::uint64_t b) {
+#if CONVLAB_LAB08_WGMMA
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.eq.u32 p, 1, 1;\n"  // scale-d: accumulate into d
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(a), "l"(b));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();  // no wgmma here: the launcher refuses GPUs other than compute capability 9.0 first
+#endif
+}
+
+/// The descriptor of a K-major tile in the 128-byte swizzle (drawn above) whose first row's k8-step
+/// starts at `at` (the 1024-byte aligned tile plus 32·ks bytes): start address, SBO = 1024 bytes
+/// (an atom of 8 rows), LBO unused (1), layout type 1 (128-byte swizzle, bits 62–63).
+__device__ __forceinline__ std::uint64_t wgmma_descriptor_sw128(const float* at) {
+  constexpr std::uint64_t kSbo = 1024, kSwizzle128 = 1;
+  const std::uint64_t address = static_cast<unsigned>(__cvta_generic_to_shared(at));
+  return ((address & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) | ((kSbo >> 4) << 32) | (kSwizzle128 << 62);
+}
+
 /// Orders this thread's earlier register accesses before the wgmmas that follow (wgmma.fence).
 __device__ __forceinline__ void wgmma_fence() {
 #if CONVLAB_LAB08_WGMMA
@@ -193,7 +254,7 @@ __global__ void wgmma_compiled_probe(int* compiled) {
 }
 }  // namespace detail
 
-/// Host: steps 5 and 6 run on a GPU of compute capability 9.0 (lab08::wgmma_refusal says why not
+/// Host: steps 5, 6 and 7 run on a GPU of compute capability 9.0 (lab08::wgmma_refusal says why not
 /// elsewhere), from code compiled for sm_90a, which the build gives lab 08's targets when 90 is
 /// among its CUDA architectures (cmake/ConvlabCudaArchitectures.cmake); throws, naming `step` and
 /// what is missing, rather than letting the kernel trap.

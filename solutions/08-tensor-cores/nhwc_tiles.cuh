@@ -1,7 +1,8 @@
 /// @file nhwc_tiles.cuh
 /// @brief Lab 08 (given, do not edit): step 1's feed. The layer's tensors reordered once per call
 ///        — X channels-last, W tap-major, both rounded to TF32 — and the loader that copies a
-///        slice of each into K-major tiles, 16 bytes at a time (lab08_config.hpp, "Step 1's feed").
+///        slice of each into K-major tiles, 16 bytes at a time (lab08_config.hpp, "Step 1's feed"),
+///        for step 1 and for step 7.
 ///
 /// The reduction index of step 1 is k' = tap·Cp + c, tap = p·K + q, c < Cp (Cp = C padded to a
 /// multiple of 4 with zero channels):
@@ -179,21 +180,30 @@ struct ChunkLoader {
   __device__ void issue(float (&As)[BM][LD], float (&Bs)[BN][LD], const float* Xr, const float* Wr, const Geometry& g,
                         int cp) {
     static_assert(LD % kChunkFloats == 0, "rows of whole 16-byte chunks");
+    issue_to<true>([&](int r, int j) { return &As[r][j * kChunkFloats]; },
+                   [&](int r, int j) { return &Bs[r][j * kChunkFloats]; }, Xr, Wr, g, cp);
+  }
+
+  /// The same, chunk j of row r of A (a filter) to a_at(r, j) and of B (a column) to b_at(r, j):
+  /// step 7 places them in the wgmma's swizzled layout. L1: the copies go through L1 (.ca), else
+  /// to L2 only (.cg).
+  template <bool L1, typename AAt, typename BAt>
+  __device__ void issue_to(AAt a_at, BAt b_at, const float* Xr, const float* Wr, const Geometry& g, int cp) {
     const int j = static_cast<int>(threadIdx.x) % CHUNKS, row0 = static_cast<int>(threadIdx.x) / CHUNKS;
     const bool in_reduction = p < g.K;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; ++i) {
       const bool ok = in_reduction && i < a_rows;
-      tiles::copy_async_or_zero<kChunkFloats>(&As[row0 + i * ROW_STEP][j * kChunkFloats],
-                                              Wr + (ok ? a_offset + i * a_step : 0), ok);
+      tiles::copy_async_or_zero<kChunkFloats, L1>(a_at(row0 + i * ROW_STEP, j), Wr + (ok ? a_offset + i * a_step : 0),
+                                                  ok);
     }
     const int dy = p * g.D, dx = q * g.D;
 #pragma unroll
     for (int i = 0; i < B_PER_THREAD; ++i) {
       const bool inside = in_reduction && static_cast<unsigned>(col[i].ih0 + dy) < static_cast<unsigned>(g.H) &&
                           static_cast<unsigned>(col[i].iw0 + dx) < static_cast<unsigned>(g.W);
-      tiles::copy_async_or_zero<kChunkFloats>(&Bs[row0 + i * ROW_STEP][j * kChunkFloats],
-                                              Xr + (inside ? col[i].base + tap : 0), inside);
+      tiles::copy_async_or_zero<kChunkFloats, L1>(b_at(row0 + i * ROW_STEP, j), Xr + (inside ? col[i].base + tap : 0),
+                                                  inside);
     }
     // on by BK: a chunk never straddles two taps (Cp % 4 == 0), so c stays a multiple of 4
     a_offset += BK;

@@ -182,6 +182,26 @@ __device__ __forceinline__ void store_warp_tile(const float (&acc)[MT][NT][4], f
   }
 }
 
+/// A warpgroup's 64 × N accumulator tile (wgmma_tf32.cuh's drawing of D) into Y, or added to it
+/// (store_output_pair), steps 5, 6 and 7 (given): acc[4j + e] is column n0 + 8j + 2·tig + e % 2 of
+/// row m0 + row + 8·(e / 2), where row = 16·warp + gid is the thread's first row of the block tile;
+/// acc[i] and acc[i + 1] (i even) are one output pair.
+template <int N>
+__device__ __forceinline__ void store_warpgroup_tile(const float (&acc)[N / 2], float* Y, const Geometry& g, int m0,
+                                                     int n0, int row, int tig, bool atomic) {
+  const bool pairs = output_pairs_fit(Y, g);
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+    const int n = n0 + 8 * j + 2 * tig;
+    const int column = output_column(g, n);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m0 + row + 8 * h;
+      if (m < g.M) store_output_pair(Y, g, m, n, column, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], pairs, atomic);
+    }
+  }
+}
+
 /// Step 1's kernel (given): lab 06 step 3c's pipeline — kStages slices in flight by cp.async, one
 /// multiplied — fed from the reordered tensors (nhwc_tiles.cuh) in kNhwcSliceDepth-deep slices
 /// of 16-byte chunks, with the multiply done by mma_step_tf32. Xr and Wr are X and W as

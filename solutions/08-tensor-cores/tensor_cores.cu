@@ -1,4 +1,4 @@
-// Lab 08 (reference): the launchers of steps 1, 2, 5 and 6. Same file as
+// Lab 08 (reference): the launchers of steps 1, 2, 5, 6 and 7. Same file as
 // labs/08-tensor-cores/tensor_cores.cu (nothing to write here).
 //
 // Idea:      a layer is lab 06's GEMM, Y (M × B·Ho·Wo) = W (M × C·K·K) · X_unroll, fed to shared
@@ -19,7 +19,9 @@
 //            whole groups of a slice's channels, W reordered once per call into the order its
 //            slices are read in; it needs compute capability 9.0. Step 6 runs step 5's kernel
 //            with step 4's arithmetic (two wgmmas a k8-step, the small products in BF16) where its
-//            error budget keeps the FP32 rule, step 5 elsewhere.
+//            error budget keeps the FP32 rule, step 5 elsewhere. Step 7 runs step 1's passes and
+//            tiles on wgmma, both operands read by the tensor cores from shared memory in the
+//            128-byte swizzle (tf32_wgmma_gemm.cuh).
 // Achieves:  `grader bench --only layers` times them against cuDNN and lab 06.
 //
 // Shapes: X [B][C][H][W], W [M][C][K][K], Y [B][M][Ho][Wo].
@@ -35,6 +37,7 @@
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
 #include "tensor_core_gemm.cuh"
+#include "tf32_wgmma_gemm.cuh"
 #include "weight_order.cuh"
 #include "wgmma_gemm.cuh"
 
@@ -163,25 +166,30 @@ void launch_tf32x3(const ConvLayerArgs& a, const Geometry& g) {
   launch_split_k<tensor_core_gemm<64>>(l, a.X, a.W, a, g);
 }
 
-/// Step 1: X and W reordered and rounded to TF32 (nhwc_tiles.cuh), then its kernel on BM-row tiles.
-template <int BM>
-void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
+/// Step 1's operands, X channels-last and W tap-major, rounded to TF32 (nhwc_tiles.cuh), as the
+/// GEMM kernels of steps 1 and 7 read them.
+struct ChannelsLast {
+  const float* Xr;
+  const float* Wr;
+  int cp;  ///< their channels, C padded to a whole chunk
+};
+
+/// The two passes of steps 1 and 7 into buffers kept between calls: W's (which zeroes Y when
+/// `zero_y`: a split GEMM adds into it) and X's beside it, each launched to overlap the kernel
+/// before it; the GEMM is then launched to overlap X's (launch_split_k's OVERLAP): gaps between
+/// kernels fewer, 1-3 % of the call on the bench's layers (NVIDIA H200,
+/// results/bench/nvidia-h200/lab08.md).
+ChannelsLast reorder_channels_last(const ConvLayerArgs& a, const Geometry& g, int cp, bool zero_y) {
   static std::unique_ptr<DeviceBuffer<float>> xr_slot, wr_slot;
-  const int cp = padded_channels(g.C);
   const long long xr_elements = static_cast<long long>(a.shape.batch) * g.HW * cp;
   const long long wr_elements = static_cast<long long>(g.M) * g.KK * cp;
   if (xr_elements > INT_MAX || wr_elements > INT_MAX) {
-    throw std::invalid_argument("lab08 step 1: the channels-last copy of X or W would have 2^31 elements or more "
-                                "(int indexing)");
+    throw std::invalid_argument("lab08 steps 1 and 7: the channels-last copy of X or W would have 2^31 elements or "
+                                "more (int indexing)");
   }
   float* Xr = kept_buffer(xr_slot, static_cast<std::size_t>(xr_elements));
   float* Wr = kept_buffer(wr_slot, static_cast<std::size_t>(wr_elements));
-  // W's pass (which zeroes a split's Y), X's beside it, and the GEMM, placed as X's last blocks run
-  // (launch_overlapping): gaps between kernels fewer, 1-3 % of the call on the bench's layers
-  // (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
-  const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, nhwc_split_k(a.shape, BM, sm_count()),
-                     kNhwcSliceDepth, g.KK * cp};
-  const long long zeroed = split_count(l) > 1 ? static_cast<long long>(a.shape.output_elements()) : 0;
+  const long long zeroed = zero_y ? static_cast<long long>(a.shape.output_elements()) : 0;
   launch_order_weights<true>(a.W, Wr, g.M, g.C, g.KK, cp, 32, a.Y, zeroed);  // each filter C × K·K to K·K × Cp
   const int positions = static_cast<int>(a.shape.batch * static_cast<long long>(g.HW));  // ≤ xr_elements
   if (cp <= nhwc::kFewChannels) {
@@ -194,8 +202,28 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
                        dim3(static_cast<unsigned>(ceil_div<long long>(tiles, kTilesPerBlock))), dim3(256), 0, a.X, Xr, g,
                        cp, positions);
   }
+  return {Xr, Wr, cp};
+}
 
-  launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, Xr, Wr, a, g, cp);
+/// Step 1: the passes, then its kernel on BM-row tiles.
+template <int BM>
+void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
+  const int cp = padded_channels(g.C);
+  const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, nhwc_split_k(a.shape, BM, sm_count()),
+                     kNhwcSliceDepth, g.KK * cp};
+  const ChannelsLast r = reorder_channels_last(a, g, cp, split_count(l) > 1);
+  launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, r.Xr, r.Wr, a, g, r.cp);
+}
+
+/// Step 7: step 1's passes, tiles and split, then its kernel on WG warpgroups; copies through L1
+/// (L1) or to L2 only.
+template <int WG, bool L1>
+void launch_tf32_wgmma(const ConvLayerArgs& a, const Geometry& g) {
+  const int cp = padded_channels(g.C), bm = wgmma_block_m(WG);
+  const GemmLaunch l{WG * kWarpgroupThreads, tf32_wgmma_shared_bytes(WG), bm, kBlockN,
+                     nhwc_split_k(a.shape, bm, sm_count()), kNhwcSliceDepth, g.KK * cp};
+  const ChannelsLast r = reorder_channels_last(a, g, cp, split_count(l) > 1);
+  launch_split_k<tensor_core_gemm_tf32_wgmma<WG, L1>, true>(l, r.Xr, r.Wr, a, g, r.cp);
 }
 
 /// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (each group of DEPTH channels
@@ -265,6 +293,18 @@ void conv_layer_tf32(const ConvLayerArgs& a) {
   const Geometry g = tiles::make_geometry(a.shape, kNhwcSliceDepth);
   if (block_m(Precision::tf32, g.M) == 128) return launch_tf32<128>(a, g);
   launch_tf32<64>(a, g);
+}
+
+void conv_layer_tf32_wgmma(const ConvLayerArgs& a) {
+  if (!kStep7Written) {
+    return not_implemented("lab08 step 7 (step 1 on wgmma): write swizzled_chunk and wgmma_slice_tf32 in "
+                           "tf32_wgmma_gemm.cuh, then set kStep7Written = true");
+  }
+  require_wgmma("lab08 step 7 (tf32_wgmma)");
+  const Geometry g = tiles::make_geometry(a.shape, kNhwcSliceDepth);
+  const bool l1 = tf32_wgmma_copies_through_l1(padded_channels(g.C));
+  if (tf32_wgmma_warpgroups(g.M) == 2) return l1 ? launch_tf32_wgmma<2, true>(a, g) : launch_tf32_wgmma<2, false>(a, g);
+  l1 ? launch_tf32_wgmma<1, true>(a, g) : launch_tf32_wgmma<1, false>(a, g);
 }
 
 void conv_layer_tf32x3(const ConvLayerArgs& a) {

@@ -106,7 +106,8 @@ json lab08_bench() {
                                                     layer_row("lab 08 step 1 TF32", 1.0),
                                                     layer_row("lab 08 step 2 3xTF32", 3.0),
                                                     layer_row("lab 08 step 5 3xTF32 wgmma", 1.0),
-                                                    layer_row("lab 08 step 6 TF32+BF16 wgmma", 2.0)})}};
+                                                    layer_row("lab 08 step 6 TF32+BF16 wgmma", 2.0),
+                                                    layer_row("lab 08 step 7 TF32 wgmma", 1.0)})}};
   json results = json::array();
   for (int k : {13, 17}) {
     for (const char* method : {"lab07 register_tiled", "lab08 banded_tf32x3", "lab08 banded_tf32_bf16"}) {
@@ -172,6 +173,22 @@ TEST_CASE("bench: step 1 at exactly 80 % of cuDNN TF32's speed meets its goal, a
   layer_row(b, "lab 08 step 1 TF32")["ms"] = 1.001;
   CHECK(verdict(b, 1) == GoalCheck::Verdict::missed);
   CHECK_THAT(lab08_goal_checks(b)[1].items.at(0), Catch::Contains("0.80×"));
+}
+
+TEST_CASE("bench: the fastest-TF32-step goal takes step 7 where step 1 is slower, at exactly 80 % of cuDNN TF32's "
+          "speed, and misses when both are slower",
+          "[bench]") {
+  json b = lab08_bench();
+  layer_row(b, "cuDNN (TF32 tensor cores)")["ms"] = 0.8;
+  layer_row(b, "lab 08 step 1 TF32")["ms"] = 1.2;
+  CHECK(verdict(b, 1) == GoalCheck::Verdict::missed);  // step 1 alone: 0.67×
+  CHECK(verdict(b, 4) == GoalCheck::Verdict::met);     // step 7: 1 ms, 0.80×
+  CHECK_THAT(lab08_goal_checks(b)[4].items.at(0), Catch::Contains("0.80× (lab 08 step 7 TF32 wgmma 1.000 ms"));
+  layer_row(b, "lab 08 step 7 TF32 wgmma")["ms"] = 1.001;
+  CHECK(verdict(b, 4) == GoalCheck::Verdict::missed);
+  layer_row(b, "lab 08 step 7 TF32 wgmma")["bad_outputs"] = 1;  // a wrong step 7 does not count, even when fast
+  layer_row(b, "lab 08 step 7 TF32 wgmma")["ms"] = 0.1;
+  CHECK(verdict(b, 4) == GoalCheck::Verdict::missed);
 }
 
 TEST_CASE("bench: step 3 must be faster than lab 07 at both K = 13 and 17, and a tie misses", "[bench]") {

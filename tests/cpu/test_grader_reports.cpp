@@ -180,8 +180,8 @@ TEST_CASE("reports: labs 06 and 07 show the model beside each variant's ncu prof
   CHECK_THAT(warp_execution_efficiency(failed, false).unavailable, Catch::Contains("ncu exited with 1"));
 }
 
-TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's tensor-core MMA count, step 5's wgmmas "
-          "beside the gmma count, loads not modelled",
+TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's tensor-core MMA count, steps 5 to 7's "
+          "wgmmas beside the gmma count, loads not modelled",
           "[grader][reports]") {
   PredictionContext ctx;
   ctx.conv2d = {2048, 2048, 13};
@@ -194,7 +194,7 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   l08.prediction = predict_lab("08", ctx);
   REQUIRE(l08.prediction->unavailable.empty());
   CHECK(l08.prediction->case_id.empty());  // two cases: the config names both
-  REQUIRE(l08.prediction->variants.size() == 6);
+  REQUIRE(l08.prediction->variants.size() == 7);
   const convlab::analysis::BandedAnalysis band = convlab::analysis::analyze_lab08_banded(2048, 2048, 13);
   const convlab::analysis::TensorCoreAnalysis layer = convlab::analysis::analyze_lab08(ctx.layer, 132);
   CHECK(l08.prediction->for_variant("tf32")->mmas == layer.step("tf32").mmas);
@@ -209,6 +209,11 @@ TEST_CASE("reports: lab 08 shows each step's MMAs from the model beside ncu's te
   REQUIRE(mixed != nullptr);
   CHECK(mixed->wgmma);
   CHECK(mixed->mmas == layer.step("tf32_bf16_wgmma").mmas);
+  const VariantPrediction* seven = l08.prediction->for_variant("tf32_wgmma");
+  REQUIRE(seven != nullptr);
+  CHECK(seven->wgmma);
+  CHECK(seven->mmas == layer.step("tf32_wgmma").mmas);
+  CHECK(seven->mmas == 4 * layer.step("tf32_wgmma").instructions);
   CHECK(l08.prediction->for_variant("banded_tf32x3")->mmas == band.mmas);
   CHECK(l08.prediction->for_variant("banded_tf32_bf16")->mmas == band.mixed_mmas);
   CHECK(band.mixed_mmas * 3 == band.mmas * 2);

@@ -1,6 +1,6 @@
 // Lab 08's stubs against the solution, as text (no GPU): tensor_core_gemm.cuh marks steps 1 and 2,
-// banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh steps 5 and 6, with the same titles in both
-// folders, and each is the same code outside them; the given files (layer_tiles.cuh, nhwc_tiles.cuh,
+// banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh steps 5 and 6, tf32_wgmma_gemm.cuh step 7, with
+// the same titles in both folders, and each is the same code outside them; the given files (layer_tiles.cuh, nhwc_tiles.cuh,
 // kernel_overlap.cuh, weight_order.cuh, mma_tf32.cuh, mma_bf16.cuh, ldmatrix.cuh, wgmma_tf32.cuh,
 // wgmma_bf16.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
 // stub marks every step unwritten and the solution none. The GPU test
@@ -27,7 +27,7 @@ std::string read(const fs::path& p) { return convlab::read_file(p, convlab::kMax
 
 }  // namespace
 
-TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 6 with the same titles", "[lab08][skeleton]") {
+TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 7 with the same titles", "[lab08][skeleton]") {
   const auto stub = find_steps(read(kLab / "tensor_core_gemm.cuh"), "stub");
   const auto solution = find_steps(read(kSolution / "tensor_core_gemm.cuh"), "solution");
   REQUIRE(stub.size() == 2);
@@ -52,11 +52,17 @@ TEST_CASE("lab08 skeleton: the stub and the solution mark steps 1 to 6 with the 
   CHECK(stub5.at("6").title == "step 4's small products on wgmma");
   CHECK(solution5.at("5").title == stub5.at("5").title);
   CHECK(solution5.at("6").title == stub5.at("6").title);
+  const auto stub7 = find_steps(read(kLab / "tf32_wgmma_gemm.cuh"), "stub");
+  const auto solution7 = find_steps(read(kSolution / "tf32_wgmma_gemm.cuh"), "solution");
+  REQUIRE(stub7.size() == 1);
+  REQUIRE(solution7.size() == 1);
+  CHECK(stub7.at("7").title == "step 1 on wgmma");
+  CHECK(solution7.at("7").title == stub7.at("7").title);
 }
 
 TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's code, and so is every given file",
           "[lab08][skeleton]") {
-  for (const char* file : {"tensor_core_gemm.cuh", "banded_conv2d.cuh", "wgmma_gemm.cuh"}) {
+  for (const char* file : {"tensor_core_gemm.cuh", "banded_conv2d.cuh", "wgmma_gemm.cuh", "tf32_wgmma_gemm.cuh"}) {
     INFO(file);
     const std::string stub = read(kLab / file);
     const std::string solution = read(kSolution / file);
@@ -78,6 +84,8 @@ TEST_CASE("lab08 skeleton: every step of the stub is marked unwritten, none of t
   CHECK(written_flags(read(kSolution / "banded_conv2d.cuh")) == std::map<std::string, bool>{{"3", true}, {"4", true}});
   CHECK(written_flags(read(kLab / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", false}, {"6", false}});
   CHECK(written_flags(read(kSolution / "wgmma_gemm.cuh")) == std::map<std::string, bool>{{"5", true}, {"6", true}});
+  CHECK(written_flags(read(kLab / "tf32_wgmma_gemm.cuh")) == std::map<std::string, bool>{{"7", false}});
+  CHECK(written_flags(read(kSolution / "tf32_wgmma_gemm.cuh")) == std::map<std::string, bool>{{"7", true}});
 }
 
 TEST_CASE("lab08 skeleton: the lab folder and the solution hold the same source files", "[lab08][skeleton]") {

@@ -19,7 +19,7 @@ using namespace convlab::grader;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-TEST_CASE("lab08 --list --json lists steps 1, 2, 5 and 6 on conv layers (5 and 6 on compute capability 9.0 only) and "
+TEST_CASE("lab08 --list --json lists steps 1, 2, 5, 6 and 7 on conv layers (5 to 7 on compute capability 9.0 only) and "
           "steps 3 and 4 on images with their K, as the registry says, and the grader reads it back",
           "[registry][lab08]") {
   testing::TempDir tmp("lab08-list");
@@ -47,7 +47,7 @@ TEST_CASE("lab08 --list --json lists steps 1, 2, 5 and 6 on conv layers (5 and 6
   CHECK(banded->problem == Problem::conv2d);
   CHECK(banded->mask_widths == MaskWidths::range(9, kMaxMaskWidth));
   CHECK(banded->tolerance.name == std::string("fp32"));
-  CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma");
+  CHECK(listing.names_of(Problem::conv_layer) == "tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma, tf32_wgmma");
   const auto wgmma = std::find_if(listing.variants.begin(), listing.variants.end(),
                                   [](const VariantInfo& v) { return v.name == "tf32x3_wgmma"; });
   REQUIRE(wgmma != listing.variants.end());
@@ -58,9 +58,10 @@ TEST_CASE("lab08 --list --json lists steps 1, 2, 5 and 6 on conv layers (5 and 6
   on_a100.keep_runnable_on(80);
   on_h200.keep_runnable_on(90);
   CHECK(on_a100.names_of(Problem::conv_layer) == "tf32, tf32x3");
-  REQUIRE(on_a100.not_on_this_gpu.size() == 2);
+  REQUIRE(on_a100.not_on_this_gpu.size() == 3);
   CHECK(on_a100.not_on_this_gpu[0].name == "tf32x3_wgmma");
   CHECK(on_a100.not_on_this_gpu[1].name == "tf32_bf16_wgmma");
+  CHECK(on_a100.not_on_this_gpu[2].name == "tf32_wgmma");
   CHECK(on_h200.variants.size() == listing.variants.size());
   CHECK(on_h200.not_on_this_gpu.empty());
   CHECK(listing.names_of(Problem::conv2d) == "banded_tf32x3, banded_tf32_bf16");

@@ -30,7 +30,8 @@ TEST_CASE("lab registry: every lab once, in number order, with the runner's vari
   CHECK(labs::find_lab(8)->variant("tf32x3")->tolerance.name == std::string("fp32"));
   CHECK(labs::find_lab(8)->variant("tf32x3_wgmma")->tolerance.name == std::string("fp32"));
   CHECK(labs::find_lab(8)->variant("tf32_bf16_wgmma")->tolerance.name == std::string("fp32"));
-  CHECK(labs::find_lab(8)->variant_count == 6);
+  CHECK(labs::find_lab(8)->variant("tf32_wgmma")->tolerance.name == std::string("tf32x1"));
+  CHECK(labs::find_lab(8)->variant_count == 7);
   CHECK(labs::find_lab(9) == nullptr);
   CHECK(labs::find_lab("lab5") == nullptr);
 }
@@ -70,7 +71,7 @@ TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 
   CHECK(lab.mask_widths_of(*banded).widths() == std::vector<int>{9, 10, 11, 12, 13, 14, 15, 16, 17});
   CHECK(banded->tolerance.name == std::string("fp32"));
   CHECK(banded->tensor_cores);
-  CHECK(lab.variant_count_of(Problem::conv_layer) == 4);  // tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma
+  CHECK(lab.variant_count_of(Problem::conv_layer) == 5);  // tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma, tf32_wgmma
   CHECK(lab.variant_count_of(Problem::conv2d) == 2);
   const labs::VariantEntry* mixed = lab.variant("banded_tf32_bf16");
   REQUIRE(mixed != nullptr);
@@ -93,16 +94,17 @@ TEST_CASE("lab registry: lab 08's third variant solves conv2d with every K from 
   }
 }
 
-TEST_CASE("lab registry: lab 08's fifth and sixth variants run on compute capability 9.0 alone, and every other "
-          "variant on any GPU",
+TEST_CASE("lab registry: lab 08's fifth, sixth and seventh variants run on compute capability 9.0 alone, and every "
+          "other variant on any GPU",
           "[registry]") {
   const labs::VariantEntry& wgmma = *labs::find_lab(8)->variant("tf32x3_wgmma");
   const labs::VariantEntry& mixed = *labs::find_lab(8)->variant("tf32_bf16_wgmma");
-  for (const labs::VariantEntry* hopper : {&wgmma, &mixed}) {
+  const labs::VariantEntry& tf32 = *labs::find_lab(8)->variant("tf32_wgmma");
+  for (const labs::VariantEntry* hopper : {&wgmma, &mixed, &tf32}) {
     INFO(hopper->name);
     CHECK(hopper->compute_capability == 90);
     CHECK(hopper->tensor_cores);
-    CHECK(hopper->tolerance.name == std::string("fp32"));
+    CHECK(hopper->tolerance.name == std::string(hopper == &tf32 ? "tf32x1" : "fp32"));
     CHECK(labs::find_lab(8)->problem_of(*hopper) == Problem::conv_layer);
     CHECK(hopper->runs_on(9, 0));
     CHECK_FALSE(hopper->runs_on(8, 9));   // Ada
@@ -113,8 +115,9 @@ TEST_CASE("lab registry: lab 08's fifth and sixth variants run on compute capabi
     for (int i = 0; i < l.variant_count; ++i) {
       const labs::VariantEntry& v = l.variants[static_cast<std::size_t>(i)];
       INFO(l.folder << " " << v.name);
-      if (&v != &wgmma && &v != &mixed) CHECK(v.compute_capability == 0);
-      if (&v != &wgmma && &v != &mixed) CHECK(v.runs_on(7, 5));
+      const bool hopper = &v == &wgmma || &v == &mixed || &v == &tf32;
+      if (!hopper) CHECK(v.compute_capability == 0);
+      if (!hopper) CHECK(v.runs_on(7, 5));
     }
   }
 }

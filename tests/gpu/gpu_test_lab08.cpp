@@ -1,10 +1,10 @@
 // Lab 08 (conv layers on tensor cores, and one image with steps 3 and 4) on the GPU.
 //
-// As the grader runs it (the lab08 runner in a child process): steps 1, 2, 5 and 6 of solution08
+// As the grader runs it (the lab08 runner in a child process): steps 1, 2 and 5 to 7 of solution08
 // pass every public conv-layer case, a fresh random set and layers that reach split-K, partial
 // tiles, both sides of 3xTF32's shortest tensor-core reduction and of steps 5 and 6's edges (64
 // and 65 filters: one warpgroup or two; 16 channels or not: the group-tap gather or the slice
-// one); steps 5 and 6 run on compute capability 9.0 only, and on any other GPU the runner skips
+// one); steps 5 to 7 run on compute capability 9.0 only, and on any other GPU the runner skips
 // them, saying why; steps 3 and 4 pass every public conv2d case they take and a fresh random set
 // of every such K, even ones included; the stubs fail each step with a message naming it; the
 // stubs with the steps spliced in get full marks from `grader grade`, each step timed on the
@@ -13,8 +13,9 @@
 // gpu_test_grader.cpp.)
 //
 // In process (the solution's kernel library), the accuracy claim of docs/design.md: step 1's
-// outputs break labs 01–07's FP32 rule on long reductions where steps 2, 5 and 6 keep it, and a
-// NaN in X reaches Y through steps 5 and 6; off Hopper, their launchers refuse by name.
+// outputs break labs 01–07's FP32 rule on long reductions where steps 2, 5 and 6 keep it (step 7's,
+// step 1's arithmetic on wgmma, keep the 1xTF32 rule and break the FP32 one with step 1's), and a
+// NaN in X reaches Y through steps 5 and 6; off Hopper, the launchers of steps 5 to 7 refuse by name.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -69,11 +70,11 @@ int compute_capability() {
   return 10 * major + minor;
 }
 
-/// True on the GPU steps 5 and 6 (Hopper's wgmma) run on.
+/// True on the GPU steps 5, 6 and 7 (Hopper's wgmma) run on.
 bool wgmma_here() { return kLab08.variant("tf32x3_wgmma")->compute_capability == compute_capability(); }
 
-/// The steps that solve conv layers and run on this GPU: tf32, tf32x3, and tf32x3_wgmma and
-/// tf32_bf16_wgmma on Hopper.
+/// The steps that solve conv layers and run on this GPU: tf32, tf32x3, and tf32x3_wgmma,
+/// tf32_bf16_wgmma and tf32_wgmma on Hopper.
 int layer_variants_here() {
   int n = 0;
   for (int i = 0; i < kLab08.variant_count; ++i) {
@@ -83,13 +84,14 @@ int layer_variants_here() {
   return n;
 }
 
-/// Every conv-layer result of `r` passed; off Hopper, steps 5 and 6's are SKIPs that say which GPU they need.
+/// Every conv-layer result of `r` passed; off Hopper, steps 5 to 7's are SKIPs that say which GPU they need.
 void expect_layers_pass(const testing::LabRun& r, int cases) {
   testing::expect_all_pass(r, layer_variants_here() * cases, !wgmma_here());
   for (const json& res : r.report.at("results")) {
     if (res.at("status") != "SKIP") continue;
     INFO(res.dump());
-    CHECK((res.at("variant") == "tf32x3_wgmma" || res.at("variant") == "tf32_bf16_wgmma"));
+    CHECK((res.at("variant") == "tf32x3_wgmma" || res.at("variant") == "tf32_bf16_wgmma" ||
+           res.at("variant") == "tf32_wgmma"));
     CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("needs a GPU of compute capability 9.0"));
   }
 }
@@ -170,8 +172,8 @@ json grade_lab08(const fs::path& root) {
 
 }  // namespace
 
-TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, steps 1, 2, "
-          "5 and 6 (5 and 6 on compute capability 9.0, skipped by name elsewhere)",
+TEST_CASE("gpu: solution08 passes every public conv-layer case, a fresh random set and the stress layers, steps 1, 2 "
+          "and 5 to 7 (5 to 7 on compute capability 9.0, skipped by name elsewhere)",
           "[gpu][lab08]") {
   const testing::LabRun pub = testing::run_lab("solution08", kDatasets / "conv_layer", {"--no-time"});
   expect_layers_pass(pub, static_cast<int>(find_cases(kDatasets / "conv_layer").size()));
@@ -222,7 +224,7 @@ TEST_CASE("gpu: solution08 steps 3 and 4 pass every public conv2d case of the K 
 }
 
 #ifdef CONVLAB_HAVE_LAB08_SOLUTION
-TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2, 5 (3xTF32) and 6 keep it",
+TEST_CASE("gpu: lab 08 steps 1 and 7 (1xTF32) break the FP32 rule where steps 2, 5 (3xTF32) and 6 keep it",
           "[gpu][lab08]") {
   // The FP32 rule's allowance n·2^-24·S is a worst case that grows with n, while rounding errors
   // of random sign grow about as √n: 1xTF32 breaks it at n in the tens and hundreds and may fit
@@ -266,19 +268,29 @@ TEST_CASE("gpu: lab 08 step 1 (1xTF32) breaks the FP32 rule where steps 2, 5 (3x
       INFO("step 6, FP32 rule: " << mixed_fp32.summary() << "\n" << mixed_fp32.details());
       CHECK(mixed_fp32.ok());
       CHECK(mixed_fp32.worst_error_ratio < 0.5);
+      // step 7: step 1's operands on wgmma: inside the 1xTF32 rule with room, and as far outside
+      // the FP32 rule as step 1 where step 1 breaks it
+      const Tensor<float> seven = testing::run_conv_layer_on_device(c, lab08::conv_layer_tf32_wgmma);
+      const CompareResult seven_tf32 = compare_outputs(seven, *c.expected, abs_sum, n, Tolerance::tf32x1());
+      const CompareResult seven_fp32 = compare_outputs(seven, *c.expected, abs_sum, n, Tolerance::fp32());
+      INFO("step 7, TF32 rule: " << seven_tf32.summary() << "\n" << seven_tf32.details());
+      CHECK(seven_tf32.ok());
+      CHECK(seven_tf32.worst_error_ratio < 0.5);
+      if (l.step1_breaks) CHECK_FALSE(seven_fp32.ok());
     }
   }
 }
 
 TEST_CASE("gpu: lab 08 steps 5 and 6 carry a NaN in X to every output that reads it, through either gather, or "
-          "refuse a GPU other than compute capability 9.0 by name",
+          "refuse a GPU other than compute capability 9.0 by name (step 7 too)",
           "[gpu][lab08][wgmma]") {
   if (!wgmma_here()) {
     // Off Hopper the launcher refuses before it launches anything, saying what it needs and what it found.
     const ConvLayerCase c = generate_case(layer(1, 16, 64, 8, 8, 3, 1, 1, 1, 30, "any layer"));
     const int cc = compute_capability();
     for (const auto& [step, launch] : {std::pair{"step 5", lab08::conv_layer_tf32x3_wgmma},
-                                       std::pair{"step 6", lab08::conv_layer_tf32_bf16_wgmma}}) {
+                                       std::pair{"step 6", lab08::conv_layer_tf32_bf16_wgmma},
+                                       std::pair{"step 7", lab08::conv_layer_tf32_wgmma}}) {
       try {
         (void)testing::run_conv_layer_on_device(c, launch);
         FAIL(step << " ran on compute capability " << cc / 10 << "." << cc % 10);
@@ -329,23 +341,24 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
       {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_rows_tf32_bf16"},
       {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"},
       {"tf32_bf16_wgmma",
-       "lab08 step 6 (small products in BF16 on wgmma): write split_into_planes_mixed and wgmma_step_tf32_bf16"}};
+       "lab08 step 6 (small products in BF16 on wgmma): write split_into_planes_mixed and wgmma_step_tf32_bf16"},
+      {"tf32_wgmma", "lab08 step 7 (step 1 on wgmma): write swizzled_chunk and wgmma_slice_tf32"}};
   REQUIRE(static_cast<int>(step_of.size()) == kLab08.variant_count);
   std::set<std::string> failed;
   for (const json& res : r.report.at("results")) {
     INFO(res.dump());
-    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take; steps 5 and 6 off Hopper
+    if (res.at("status") == "SKIP") continue;  // steps 3 and 4 on a K they do not take; steps 5 to 7 off Hopper
     CHECK(res.at("status") == "FAIL");
     const std::string variant = res.at("variant");
     REQUIRE(step_of.count(variant));
     CHECK_THAT(res.at("message").get<std::string>(), Catch::Contains("not implemented (" + step_of.at(variant)));
     failed.insert(variant);
   }
-  CHECK(failed.size() == step_of.size() - (wgmma_here() ? 0 : 2));
+  CHECK(failed.size() == step_of.size() - (wgmma_here() ? 0 : 3));
 }
 
-TEST_CASE("gpu: lab 08 from the stubs with its six steps spliced in gets full marks from grader grade, speed included "
-          "(steps 5 and 6 on compute capability 9.0, elsewhere a note and no runs)",
+TEST_CASE("gpu: lab 08 from the stubs with its seven steps spliced in gets full marks from grader grade, speed included "
+          "(steps 5 to 7 on compute capability 9.0, elsewhere a note and no runs)",
           "[gpu][lab08][skeleton]") {
   const fs::path root = fs::temp_directory_path() / "convlab-gpu-lab08-spliced";
   spliced_submission(root);
@@ -368,10 +381,11 @@ TEST_CASE("gpu: lab 08 from the stubs with its six steps spliced in gets full ma
   }
   std::set<std::string> steps{"tf32", "tf32x3", "banded_tf32x3", "banded_tf32_bf16"};
   if (wgmma_here()) {
-    steps.insert({"tf32x3_wgmma", "tf32_bf16_wgmma"});
+    steps.insert({"tf32x3_wgmma", "tf32_bf16_wgmma", "tf32_wgmma"});
   } else {
     CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32x3_wgmma runs on GPUs of compute capability 9.0 only"));
     CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32_bf16_wgmma runs on GPUs of compute capability 9.0 only"));
+    CHECK_THAT(lab.at("notes").dump(), Catch::Contains("tf32_wgmma runs on GPUs of compute capability 9.0 only"));
   }
   CHECK(timed == steps);
   CHECK(lab.at("performance").at("cases").size() == 2);

@@ -3,7 +3,7 @@
 ///        warp tiles, its pipeline depth, the split-K plan it launches a layer with and the
 ///        shortest reduction it gives the tensor cores at FP32 accuracy (steps 1 and 2); the
 ///        banded steps' tiles (3 and 4); steps 5 and 6's block tiles, warpgroups, planes, error
-///        budgets and plan on Hopper's wgmma, and the GPU they need; one place that the lab's
+///        budgets and plan on Hopper's wgmma, step 7's, and the GPU they need; one place that the lab's
 ///        launchers and the analysis model both read, as lab06_config.hpp is for lab 06.
 #pragma once
 
@@ -403,12 +403,17 @@ CONVLAB_HOST_DEVICE constexpr int wgmma_shared_bytes(int warpgroups, bool group_
 inline constexpr int kWgmmaSmBytes = 228 * 1024;
 /// Of that, what the driver keeps for each block: 1 KB.
 inline constexpr int kWgmmaBlockReservedBytes = 1024;
+/// Whether `blocks` blocks of `bytes` of dynamic shared memory each fit an SM of compute capability
+/// 9.0 (steps 5 to 7).
+CONVLAB_HOST_DEVICE constexpr bool wgmma_fits_sm_bytes(int bytes, int blocks) {
+  return blocks * (bytes + kWgmmaBlockReservedBytes) <= kWgmmaSmBytes;
+}
 /// Whether `blocks` blocks of tile `Tile` and `warpgroups` warpgroups (with the group-tap gather's
 /// A slices or not) fit one SM's shared memory: every configuration of step 5 is asserted to fit
 /// the blocks per SM it is compiled for.
 template <typename Tile>
 constexpr bool wgmma_fits_sm(int warpgroups, bool group_tap, int blocks) {
-  return blocks * (wgmma_shared_bytes<Tile>(warpgroups, group_tap) + kWgmmaBlockReservedBytes) <= kWgmmaSmBytes;
+  return wgmma_fits_sm_bytes(wgmma_shared_bytes<Tile>(warpgroups, group_tap), blocks);
 }
 static_assert(wgmma_fits_sm<WgmmaWide>(1, false, wgmma_blocks_per_sm(1, 0, 1)) &&
                   wgmma_fits_sm<WgmmaWide>(1, true, wgmma_blocks_per_sm(1, 0, 1)),
@@ -516,11 +521,55 @@ inline WgmmaPlan wgmma_plan(const ConvLayerShape& s, int sms) {
   return p;
 }
 
-/// The compute capability steps 5 and 6 run on, as the lab registry names it (major·10 + minor).
+// ---- Step 7: step 1 on wgmma, both operands read by the tensor cores (tf32_wgmma_gemm.cuh) ----
+//
+// Step 1's passes and its loader's 16-byte chunks, copied by cp.async straight into the layout a
+// wgmma reads from shared memory, for A as for B: no thread loads a fragment, and no thread
+// converts anything (the passes rounded X and W to TF32 once). The layout is K-major with the
+// 128-byte swizzle (wgmma_tf32.cuh draws it): a slice's row of one filter or one column is its 32
+// k', 128 bytes, and chunk j of row r lies at chunk j ^ (r % 8), so that 8 rows' chunk j fall in 32
+// different banks. Without the swizzle (the layout steps 5 and 6 use) the same kernel ran at 0.49
+// ms on B8 C128→128 128×128, with it 0.19 (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
+
+/// A slice row of step 7's tiles is one 128-byte swizzle row: kNhwcSliceDepth floats.
+inline constexpr int kSwizzleBytes = 128;
+static_assert(kNhwcSliceDepth * 4 == kSwizzleBytes, "a K-major slice row is one 128-byte swizzled row");
+/// Slices in flight in step 7's blocks (cp.async), the one multiplied included.
+inline constexpr int kTf32WgmmaStages = 3;
+/// Warpgroups of a step 7 block: step 1's block tile of rows (block_m), 64 per warpgroup.
+constexpr int tf32_wgmma_warpgroups(int filters) { return block_m(Precision::tf32, filters) / kWgmmaM; }
+/// Blocks per SM step 7's kernel is compiled for: 3 of one warpgroup (72 KB of shared memory each),
+/// 2 of two (96 KB each).
+CONVLAB_HOST_DEVICE constexpr int tf32_wgmma_blocks_per_sm(int warpgroups) { return warpgroups == 1 ? 3 : 2; }
+/// Up to this many channels (Cp), step 7's copies go through L1 (cp.async.ca): a slice then holds
+/// several taps of the same pixels, which L1 keeps between them (B16 C3→64 224×224 K7: 0.072 ms
+/// through L1, 0.091 without); with more, a slice is one tap and L1 would hold its chunks in vain,
+/// so they go to L2 only (cp.async.cg; B8 C128→128 128×128: 0.186 ms, 0.213 through L1; H200).
+inline constexpr int kTf32WgmmaL1Channels = 16;
+/// Whether step 7's copies of a layer of `padded` channels (padded_channels) go through L1.
+CONVLAB_HOST_DEVICE constexpr bool tf32_wgmma_copies_through_l1(int padded) { return padded <= kTf32WgmmaL1Channels; }
+/// Dynamic shared memory of a step 7 block: kTf32WgmmaStages slices of A (64·W rows) and B
+/// (kBlockN columns), 128 bytes a row.
+CONVLAB_HOST_DEVICE constexpr int tf32_wgmma_shared_bytes(int warpgroups) {
+  return kTf32WgmmaStages * (wgmma_block_m(warpgroups) + kBlockN) * kSwizzleBytes;
+}
+static_assert(wgmma_fits_sm_bytes(tf32_wgmma_shared_bytes(1), tf32_wgmma_blocks_per_sm(1)) &&
+                  wgmma_fits_sm_bytes(tf32_wgmma_shared_bytes(2), tf32_wgmma_blocks_per_sm(2)),
+              "step 7's blocks fit an SM's shared memory");
+/// Step 7's error bound, in units of 2^-24·S (docs/design.md, Tolerance): step 1's product (its two
+/// roundings to TF32, 2·2^13 + 4), 2 for each truncating wgmma addition of the k8-steps a block
+/// sums, and 1 for each part's float32 atomic addition into Y; `kp` is step 1's reduction
+/// (nhwc_reduction), `splits` its split. Far inside the 1xTF32 rule, max(n, 3)·2^13.
+constexpr long long tf32_wgmma_error_units(long long kp, int splits) {
+  const WgmmaChain c = wgmma_chain(kp, splits, kNhwcSliceDepth);
+  return 2 * (1 << 13) + 4 + 2 * (kNhwcSliceDepth / kWgmmaK) * c.per_block + c.parts;
+}
+
+/// The compute capability steps 5, 6 and 7 run on, as the lab registry names it (major·10 + minor).
 inline constexpr int kWgmmaComputeCapability = 90;
 
 /// `wgmma` exists on compute capability 9.0 only (H100, H200), and only in code compiled for
-/// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why `step` (5 or 6,
+/// sm_90a (the architecture-specific target: its PTX runs on no later GPU). Why `step` (5, 6 or 7,
 /// as the runner names it) cannot run on a GPU of compute capability major.minor, or "" when it can.
 inline std::string wgmma_refusal(int major, int minor, const std::string& step = "lab08 step 5 (tf32x3_wgmma)") {
   if (10 * major + minor == kWgmmaComputeCapability) return "";

@@ -100,6 +100,8 @@ void conv2d_banded_tf32_bf16(const Conv2dArgs& a);  ///< step 4: step 3 for K â‰
 void conv_layer_tf32x3_wgmma(const ConvLayerArgs& a);
 /// step 6: step 5 with step 4's arithmetic, its two small products in one BF16 wgmma; compute capability 9.0 only
 void conv_layer_tf32_bf16_wgmma(const ConvLayerArgs& a);
+/// step 7: step 1 on wgmma, both operands read from swizzled shared memory (1xTF32); compute capability 9.0 only
+void conv_layer_tf32_wgmma(const ConvLayerArgs& a);
 }  // namespace lab08
 
 }  // namespace convlab

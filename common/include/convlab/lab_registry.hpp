@@ -141,7 +141,7 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
      {{{"one_output"}, {"outputs_xy"}, {"shfl_filter"}, {"constant_filter"}, {"shared_input"}, {"register_tiled"}}},
      6},
     {8, "08-tensor-cores",
-     "tensor cores: conv layers (steps 1-2, 5-6 on Hopper's wgmma), one image with a large mask (steps 3-4)",
+     "tensor cores: conv layers (steps 1-2, 5-7 on Hopper's wgmma), one image with a large mask (steps 3-4)",
      Problem::conv_layer, kAllMaskWidths,
      LabConfig::tensor_cores,
      {{{"tf32", Tolerance::tf32x1(), true},
@@ -150,8 +150,9 @@ inline constexpr std::array<LabEntry, 8> kLabs = {{
        {"banded_tf32_bf16", Tolerance::fp32(), true, Problem::conv2d,
         MaskWidths::range(lab08::kBandMixedMinMask, kMaxMaskWidth)},
        {"tf32x3_wgmma", Tolerance::fp32(), true, std::nullopt, {}, lab08::kWgmmaComputeCapability},
-       {"tf32_bf16_wgmma", Tolerance::fp32(), true, std::nullopt, {}, lab08::kWgmmaComputeCapability}}},
-     6},
+       {"tf32_bf16_wgmma", Tolerance::fp32(), true, std::nullopt, {}, lab08::kWgmmaComputeCapability},
+       {"tf32_wgmma", Tolerance::tf32x1(), true, std::nullopt, {}, lab08::kWgmmaComputeCapability}}},
+     7},
 }};
 
 /// Every mask width some lab's conv2d variant takes: what a random case set draws from, so that

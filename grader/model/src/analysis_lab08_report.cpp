@@ -19,7 +19,7 @@ std::string without_k4_rate(const BandedAnalysis& a, const TensorCoreCeilings& c
          "a bound that is too low)";
 }
 
-// A wgmma step's instruction shapes: "m64n128k8" (step 5), with step 6's BF16 one beside it.
+// A wgmma step's instruction shapes: "m64n128k8" (steps 5 and 7), with step 6's BF16 one beside it.
 std::string wgmma_shapes(const TensorCoreStep& st) {
   if (st.bf16_products == 0) return fmt::format("m64n{}k8", st.plan.bn);
   return fmt::format("m64n{}k8 (TF32) and m64n{}k16 (BF16)", st.plan.bn, st.plan.bn);
@@ -63,6 +63,14 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
       out += fmt::format("    {}x{}x{} block tile, split {} (for {} SMs; --sms); {} MMAs (m16n8k8), {:.4g} GFLOP on tensor "
                          "cores, {:.1f}% of them useful\n",
                          st.plan.bm, st.plan.bn, st.plan.bk, st.effective_splits, sms, st.mmas, st.mma_flops / 1e9,
+                         100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
+    } else if (st.a_in_shared) {
+      out += fmt::format("    {}x{}x{} block tile (step 1's, {} warpgroup{}), split {} (for {} SMs; --sms), both operands "
+                         "copied as step 1's chunks into the 128-byte swizzle and read by the wgmma from shared memory; "
+                         "{} wgmmas ({}; ncu counts each once per warp: {}), {:.4g} GFLOP on tensor cores, {:.1f}% of "
+                         "them useful\n",
+                         st.plan.bm, st.plan.bn, st.plan.bk, st.warpgroups, st.warpgroups == 1 ? "" : "s",
+                         st.effective_splits, sms, st.instructions, wgmma_shapes(st), st.mmas, st.mma_flops / 1e9,
                          100.0 * static_cast<double>(a.useful_fmas) / static_cast<double>(st.issued_fmas));
     } else {
       out += fmt::format("    {}x{}x{} block tile ({}, {} warpgroup{}), split {} (for {} SMs; --sms), gathered {}; {} "
@@ -138,7 +146,8 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
     if (wgmma) {
       j["warpgroups"] = st.warpgroups;
       j["group_tap"] = st.group_tap;
-      j["tile"] = st.narrow_tile ? "narrow" : "wide";
+      j["tile"] = st.a_in_shared ? "step1" : st.narrow_tile ? "narrow" : "wide";
+      j["a_from"] = st.a_in_shared ? "shared" : "registers";
       j["compute_capability"] = fmt::format("{}.{}", lab08::kWgmmaComputeCapability / 10,
                                             lab08::kWgmmaComputeCapability % 10);
     }

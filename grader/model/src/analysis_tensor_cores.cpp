@@ -234,8 +234,22 @@ TensorCoreAnalysis analyze_lab08(const ConvLayerShape& layer, int sms) {
   }
   mixed.name = "tf32_bf16_wgmma";
 
-  for (TensorCoreStep* s : {&one, &three, &wg, &mixed}) s->fp32_ratio = s->error_bound_units / n;
-  a.steps = {one, three, wg, mixed};
+  // Step 7: step 1's passes, tiles, split and copies, its multiply-adds on wgmma.m64n128k8 with
+  // both operands in shared memory: one instruction a warpgroup per k8-step of its 64 rows.
+  TensorCoreStep seven = one;
+  seven.name = "tf32_wgmma";
+  seven.instruction = TensorInstruction::wgmma;
+  seven.warpgroups = lab08::tf32_wgmma_warpgroups(layer.filters);
+  seven.a_in_shared = true;
+  const long long fmas_per_wgmma = static_cast<long long>(lab08::kWgmmaM) * lab08::kBlockN * lab08::kWgmmaK;
+  seven.instructions = seven.issued_fmas / fmas_per_wgmma;  // whole tiles: exact
+  seven.mmas = kWarpgroupThreads / 32 * seven.instructions;
+  seven.mma_flops = 2.0 * static_cast<double>(fmas_per_wgmma) * static_cast<double>(seven.instructions);
+  seven.error_bound_units =
+      static_cast<double>(lab08::tf32_wgmma_error_units(lab08::nhwc_reduction(layer), seven.plan.splits));
+
+  for (TensorCoreStep* s : {&one, &three, &wg, &mixed, &seven}) s->fp32_ratio = s->error_bound_units / n;
+  a.steps = {one, three, wg, mixed, seven};
   return a;
 }
 

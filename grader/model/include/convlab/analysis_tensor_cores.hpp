@@ -33,6 +33,11 @@
 /// where step 5 issues 3, the same multiply-adds on the tensor cores. Its bound is
 /// lab08::wgmma_mixed_chain_error_units; where that would break the FP32 rule the launcher runs
 /// step 5, and the model counts step 5 (`runs_step5`).
+///
+/// Step 7 (tf32_wgmma, Hopper) is step 1 on `wgmma.mma_async.m64n128k8` with both operands read
+/// from shared memory: step 1's passes, block tile (64 or 128 rows × 128), split and 16-byte copies
+/// (so its copy counts are step 1's), its multiply-adds in instructions of 64 × 128 × 8, one a
+/// warpgroup per k8-step. Its bound is lab08::tf32_wgmma_error_units, far inside the 1xTF32 rule.
 #pragma once
 
 #include <string>
@@ -47,20 +52,24 @@ namespace convlab::analysis {
 /// The tensor-core instruction a step issues.
 enum class TensorInstruction {
   mma_sync,  ///< mma.sync.m16n8k8 (steps 1 and 2): one warp, 16 × 8 × 8
-  /// wgmma.mma_async.m64nNk8 (step 5; step 6 beside it m64nNk16 in BF16): one warpgroup of 4 warps,
+  /// wgmma.mma_async.m64nNk8 (steps 5 and 7; step 6 beside it m64nNk16 in BF16): one warpgroup of 4 warps,
   /// 64 × N × 8 (N = plan.bn)
   wgmma,
 };
 
 /// What one step of lab 08 issues, and how accurate its arithmetic is.
 struct TensorCoreStep {
-  std::string name;             ///< "tf32", "tf32x3", "tf32x3_wgmma", "tf32_bf16_wgmma" (the lab's variants)
+  /// "tf32", "tf32x3", "tf32x3_wgmma", "tf32_bf16_wgmma", "tf32_wgmma" (the lab's variants)
+  std::string name;
   int products = 1;             ///< TF32 products per product of the convolution: 1 or 3
   int bf16_products = 0;        ///< BF16 products per product: 2 for step 6 (its small ones), else 0
   TensorInstruction instruction = TensorInstruction::mma_sync;  ///< what it multiplies with
   int warpgroups = 0;           ///< wgmma: warpgroups per block (lab08::wgmma_warpgroups); 0 for mma.sync
   bool group_tap = false;       ///< wgmma: slices gathered channel group × tap (lab08::wgmma_group_tap)
   bool narrow_tile = false;     ///< wgmma: lab08::WgmmaNarrow's tile (lab08::wgmma_plan), else WgmmaWide's
+  /// wgmma: A read from shared memory too, in the 128-byte swizzle, on step 1's tile (step 7);
+  /// else A from registers on lab08::wgmma_plan's tile (steps 5 and 6)
+  bool a_in_shared = false;
   bool on_cuda_cores = false;   ///< steps 2 and 5 on a reduction too short for 3xTF32: float32 FMAs
   /// Step 5 on a reduction too short for its chained sums to keep the FP32 rule
   /// (lab08::wgmma_chain_fits): the launcher runs step 2's kernel, and this step counts as step 2.
@@ -104,7 +113,7 @@ struct TensorCoreAnalysis {
   long long n = 0;             ///< C·K·K: products per output
   long long useful_fmas = 0;   ///< B·M·Ho·Wo·C·K²
   double compulsory_bytes = 0;      ///< X, W read once and Y written once
-  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma
+  std::vector<TensorCoreStep> steps;  ///< tf32, tf32x3, tf32x3_wgmma, tf32_bf16_wgmma, tf32_wgmma
   /// The step of this name; @throws std::out_of_range
   [[nodiscard]] const TensorCoreStep& step(const std::string& name) const;
 };
