@@ -135,6 +135,10 @@ std::string machine_lines(const json& bench) {
                        during.value("samples", 0), num(during, "memory_mhz_median"));
     }
   }
+  if (num(c, "copy_bytes_per_s", 0) <= 0 || num(c, "fma_flops_per_s", 0) <= 0) {
+    // conv2d_bench measures them; a run without it (--only layers) has none
+    return s + "Ceilings: not measured in this run (conv2d_bench, which measures them, did not run).\n";
+  }
   s += fmt::format("Ceilings measured in the same run: copy **{:.0f} GB/s** (bytes read + written), FMA **{:.1f} "
                    "TFLOP/s**{}.\n",
                    num(c, "copy_bytes_per_s", 0) / 1e9, num(c, "fma_flops_per_s", 0) / 1e12,

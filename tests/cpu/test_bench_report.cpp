@@ -459,3 +459,14 @@ TEST_CASE("bench: a run recorded with the hold says so and names each method tim
   CHECK(all_held.find("LaunchHold") != std::string::npos);
   CHECK(all_held.find(named + "NPP") == std::string::npos);
 }
+
+TEST_CASE("bench: a run without conv2d_bench (grader bench --only layers) says its ceilings were not measured, not "
+          "that they were 0",
+          "[bench]") {
+  json b = sample_bench();
+  CHECK_THAT(bench_markdown(b), Catch::Contains("Ceilings measured in the same run: copy **"));
+  b["ceilings"] = {{"copy_bytes_per_s", 0}, {"fma_flops_per_s", 0}};  // what --only layers writes
+  const std::string md = bench_markdown(b);
+  CHECK_THAT(md, Catch::Contains("Ceilings: not measured in this run"));
+  CHECK(md.find("copy **0 GB/s**") == std::string::npos);
+}
