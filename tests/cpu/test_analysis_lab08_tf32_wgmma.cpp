@@ -10,17 +10,6 @@
 using namespace convlab;
 using namespace convlab::analysis;
 
-namespace {
-
-ConvLayerShape layer(int b, int c, int m, int h, int w, int k, int s, int p, int d) {
-  ConvLayerShape x;
-  x.batch = b, x.channels = c, x.filters = m, x.height = h, x.width = w;
-  x.mask_width = k, x.stride = s, x.padding = p, x.dilation = d;
-  return x;
-}
-
-}  // namespace
-
 TEST_CASE("lab08 step 7: 64 filters take one warpgroup a block and three blocks an SM, 65 take two and two, and both "
           "fit an SM's shared memory, one block more would not",
           "[lab08][wgmma]") {
@@ -47,8 +36,9 @@ TEST_CASE("lab08 step 7: copies go through L1 up to 16 padded channels, and to L
 TEST_CASE("lab08 step 7: the model counts step 1's copies and tiles, and one m64n128k8 wgmma a warpgroup per k8-step, "
           "four per warp for ncu",
           "[lab08][wgmma]") {
-  for (const ConvLayerShape& s : {layer(8, 128, 128, 128, 128, 3, 1, 1, 1), layer(32, 256, 256, 14, 14, 3, 1, 1, 1),
-                                  layer(16, 3, 64, 224, 224, 7, 2, 3, 1), layer(3, 45, 130, 17, 19, 7, 1, 3, 1)}) {
+  for (const ConvLayerShape& s :
+       {ConvLayerShape{8, 128, 128, 128, 128, 3, 1, 1, 1}, ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1},
+        ConvLayerShape{16, 3, 64, 224, 224, 7, 2, 3, 1}, ConvLayerShape{3, 45, 130, 17, 19, 7, 1, 3, 1}}) {
     INFO(s.describe());
     const TensorCoreAnalysis a = analyze_lab08(s, 132);
     const TensorCoreStep& one = a.step("tf32");
@@ -70,7 +60,7 @@ TEST_CASE("lab08 step 7: the model counts step 1's copies and tiles, and one m64
   }
   // By hand: B32 C256→256 14×14: 2 row tiles × 49 column tiles (6272 columns) × 72 slices of 32
   // (K·K·Cp = 2304) × 4 k8-steps × 2 warpgroups.
-  const TensorCoreAnalysis small = analyze_lab08(layer(32, 256, 256, 14, 14, 3, 1, 1, 1), 132);
+  const TensorCoreAnalysis small = analyze_lab08(ConvLayerShape{32, 256, 256, 14, 14, 3, 1, 1, 1}, 132);
   CHECK(small.step("tf32_wgmma").instructions == 2LL * 49 * 72 * 4 * 2);
 }
 
@@ -81,7 +71,7 @@ TEST_CASE("lab08 step 7: its error bound is step 1's product, 2 units a chained 
   CHECK(lab08::tf32_wgmma_error_units(4, 1) == 16388 + 8 + 1);
   // 72 slices in 2 parts of 36: 16388 + 2·4·36 + 2
   CHECK(lab08::tf32_wgmma_error_units(2304, 2) == 16388 + 288 + 2);
-  const TensorCoreAnalysis tiny = analyze_lab08(layer(1, 1, 1, 1, 1, 1, 1, 0, 1), 132);
+  const TensorCoreAnalysis tiny = analyze_lab08(ConvLayerShape{1, 1, 1, 1, 1, 1, 1, 0, 1}, 132);
   const TensorCoreStep& seven = tiny.step("tf32_wgmma");
   CHECK(seven.error_bound_units == 16388 + 8 + 1);
   CHECK(seven.allowed_units == 3 * 8192);  // max(n, 3)·2^13
