@@ -5,7 +5,7 @@
 ///
 /// Idea:      step 1's warps load every fragment of A and B from shared memory themselves
 ///            (ldmatrix) and issue 16 × 8 × 8 mma.sync: 32 instructions a warp per k8-step of a
-///            128 × 128 tile, and the SM's issue slots and shared-memory port are its limit (0.72×
+///            128 × 128 tile, and the SM's issue slots and shared-memory port are its limit (0.70×
 ///            cuDNN's TF32 kernel on B8 C128→128 128×128, NVIDIA H200). A wgmma (wgmma_tf32.cuh)
 ///            takes A and B from shared memory through descriptors: one instruction a warpgroup
 ///            for 64 × 128 × 8, and no thread touches an operand between its copy and the MMA.
