@@ -166,12 +166,11 @@ void launch_tf32x3(const ConvLayerArgs& a, const Geometry& g) {
   launch_split_k<tensor_core_gemm<64>>(l, a.X, a.W, a, g);
 }
 
-/// Step 1's operands, X channels-last and W tap-major, rounded to TF32 (nhwc_tiles.cuh), as the
-/// GEMM kernels of steps 1 and 7 read them.
+/// Step 1's operands, X channels-last and W tap-major, their channels padded to `cp` and rounded to
+/// TF32 (nhwc_tiles.cuh), as the GEMM kernels of steps 1 and 7 read them.
 struct ChannelsLast {
   const float* Xr;
   const float* Wr;
-  int cp;  ///< their channels, C padded to a whole chunk
 };
 
 /// The two passes of steps 1 and 7 into buffers kept between calls: W's (which zeroes Y when
@@ -202,7 +201,7 @@ ChannelsLast reorder_channels_last(const ConvLayerArgs& a, const Geometry& g, in
                        dim3(static_cast<unsigned>(ceil_div<long long>(tiles, kTilesPerBlock))), dim3(256), 0, a.X, Xr, g,
                        cp, positions);
   }
-  return {Xr, Wr, cp};
+  return {Xr, Wr};
 }
 
 /// Step 1: the passes, then its kernel on BM-row tiles.
@@ -212,7 +211,7 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
   const GemmLaunch l{kThreads, nhwc_shared_bytes(BM), BM, kBlockN, nhwc_split_k(a.shape, BM, sm_count()),
                      kNhwcSliceDepth, g.KK * cp};
   const ChannelsLast r = reorder_channels_last(a, g, cp, split_count(l) > 1);
-  launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, r.Xr, r.Wr, a, g, r.cp);
+  launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, r.Xr, r.Wr, a, g, cp);
 }
 
 /// Step 7: step 1's passes, tiles and split, then its kernel on WG warpgroups; copies through L1
@@ -223,7 +222,7 @@ void launch_tf32_wgmma(const ConvLayerArgs& a, const Geometry& g) {
   const GemmLaunch l{WG * kWarpgroupThreads, tf32_wgmma_shared_bytes(WG), bm, kBlockN,
                      nhwc_split_k(a.shape, bm, sm_count()), kNhwcSliceDepth, g.KK * cp};
   const ChannelsLast r = reorder_channels_last(a, g, cp, split_count(l) > 1);
-  launch_split_k<tensor_core_gemm_tf32_wgmma<WG, L1>, true>(l, r.Xr, r.Wr, a, g, r.cp);
+  launch_split_k<tensor_core_gemm_tf32_wgmma<WG, L1>, true>(l, r.Xr, r.Wr, a, g, cp);
 }
 
 /// W in the order of tiles::GroupTapLoader with slices `DEPTH` deep (each group of DEPTH channels
