@@ -166,20 +166,29 @@ __device__ __forceinline__ void wgmma_step_tf32_bf16(float (&acc)[Tile::ACCUMULA
 }
 // ==== END STEP 6 ====
 
-/// The kernel of steps 5 and 6 (given), Arith = tf32x3 (step 5) or tf32_bf16 (step 6). Per slice
-/// kt, in this order:
+/// The kernel of steps 5 and 6 (given), Arith = tf32x3 (step 5) or tf32_bf16 (step 6). A slice's
+/// DEPTH/8 k8-steps go to the tensor cores in two halves, each its own commit group, so that the
+/// threads ready one half's A registers while the other half's wgmmas run. Per slice kt, in this
+/// order:
 ///
-///   1. each thread splits its A fragments of slice kt (its DEPTH/8 k8-steps) from the raw As, as
-///      step 2 (step 6: the big parts in TF32, and [w_big | w_small] packed in BF16 pairs);
-///   2. wgmma_fence, three wgmmas per k8-step (wgmma_step_tf32x3; step 6: two, wgmma_step_tf32_bf16)
-///      on the planes of buffer `buf`, commit: the tensor cores run them while the threads go on;
-///   3. wait for slice kt + 1's copies, barrier; split it into the other buffer's planes
+///   1. wait until slice kt − 1's first half is done (wgmma_wait_group<1>: its second may still
+///      run), which frees the first half's A registers; split the first half's A fragments of
+///      slice kt from the raw As into them, as step 2 does (step 6: the big parts in TF32, and
+///      [w_big | w_small] packed in BF16 pairs); wgmma_fence, three wgmmas per k8-step
+///      (wgmma_step_tf32x3; step 6: two, wgmma_step_tf32_bf16) on the planes of buffer `buf`,
+///      commit;
+///   2. the same for the second half, once slice kt − 1's second half is done;
+///   3. wait for slice kt + 1's copies, barrier (every warpgroup is then past slice kt − 1's
+///      wgmmas, which read the other buffer); split slice kt + 1 into the other buffer's planes
 ///      (split_into_planes; step 6: split_into_planes_mixed), fence.proxy.async (the wgmmas read
-///      the planes through the async proxy); then reuse slice kt's raw stage for slice kt + STAGES
-///      (cp.async);
-///   4. wait for the wgmmas (they add into `acc` itself: the whole reduction a block sums is
-///      chained on the tensor cores), barrier (the other buffer's planes are complete; this
-///      buffer's are free).
+///      the planes through the async proxy); reuse slice kt's raw stage for slice kt + STAGES
+///      (cp.async); barrier (the other buffer's planes are complete).
+///
+/// The wgmmas add into `acc` itself: the whole reduction a block sums is chained on the tensor
+/// cores. Waiting for the whole slice before the next one's A (one group a slice) left the tensor
+/// cores idle while the threads split it: the halves took 2–2.5 % off step 5 on B32 C256→256
+/// 14×14 and about 1 % on B16 C3→64 224×224, less elsewhere; step 6 moved within the runs' spread
+/// (NVIDIA H200, results/bench/nvidia-h200/lab08.md).
 ///
 /// Block (x, y, z) sums the slices [z·k_tiles_per_split, (z + 1)·k_tiles_per_split) of the
 /// reduction; with more than one split (`atomic`) it adds its tile into a zeroed Y. GROUP_TAP:
@@ -256,55 +265,71 @@ wgmma_gemm(const float* __restrict__ X, const float* __restrict__ Wt, float* __r
   fence_proxy_async_shared();
   __syncthreads();
 
-  int stage = 0, buf = 0;
-  for (int kt = kt_begin; kt < kt_end; ++kt) {
-    // [k8-step]: A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4], split; step 6's
-    // a_small: the BF16 pairs {w_big(row, t), w_big(row, t + 4)}, the same of row + 8, then of w_small
-    unsigned a_big[KS][4], a_small[KS][4];
+  // a_big[h][kh], a_small[h][kh]: half h's k8-step kh (k8-step h·KH + kh of the slice):
+  // A[row][t], A[row + 8][t], A[row][t + 4], A[row + 8][t + 4], split; step 6's a_small: the BF16
+  // pairs {w_big(row, t), w_big(row, t + 4)}, the same of row + 8, then of w_small
+  constexpr int KH = KS / 2;
+  static_assert(KS % 2 == 0, "a slice's k8-steps in two halves");
+  unsigned a_big[2][KH][4], a_small[2][KH][4];
+  const auto split_a = [&](int h, const ATile& A) {
 #pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      const int k = ks * kWgmmaK + tig;
-      const float w[4] = {a_at(As[stage], k, row), a_at(As[stage], k, row + 8), a_at(As[stage], k + 4, row),
-                          a_at(As[stage], k + 4, row + 8)};
+    for (int kh = 0; kh < KH; ++kh) {
+      const int k = (h * KH + kh) * kWgmmaK + tig;
+      const float w[4] = {a_at(A, k, row), a_at(A, k, row + 8), a_at(A, k + 4, row), a_at(A, k + 4, row + 8)};
+      unsigned(&big)[4] = a_big[h][kh];
+      unsigned(&small)[4] = a_small[h][kh];
       if constexpr (STEP5) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) split_tf32(w[e], a_big[ks][e], a_small[ks][e]);
+        for (int e = 0; e < 4; ++e) split_tf32(w[e], big[e], small[e]);
       } else {
         float w_small[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) a_big[ks][e] = to_tf32(w[e]), w_small[e] = w[e] - tf32_value(a_big[ks][e]);
-        a_small[ks][0] = pack_bf16x2(tf32_value(a_big[ks][0]), tf32_value(a_big[ks][2]));
-        a_small[ks][1] = pack_bf16x2(tf32_value(a_big[ks][1]), tf32_value(a_big[ks][3]));
-        a_small[ks][2] = pack_bf16x2(w_small[0], w_small[2]);
-        a_small[ks][3] = pack_bf16x2(w_small[1], w_small[3]);
+        for (int e = 0; e < 4; ++e) big[e] = to_tf32(w[e]), w_small[e] = w[e] - tf32_value(big[e]);
+        small[0] = pack_bf16x2(tf32_value(big[0]), tf32_value(big[2]));
+        small[1] = pack_bf16x2(tf32_value(big[1]), tf32_value(big[3]));
+        small[2] = pack_bf16x2(w_small[0], w_small[2]);
+        small[3] = pack_bf16x2(w_small[1], w_small[3]);
       }
     }
+  };
+  const auto multiply = [&](int h, int b) {  // half h's wgmmas on buffer b's planes, one commit group
     wgmma_fence();  // the A registers (and, before the first, acc's zeros) before the wgmmas
 #pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
+    for (int kh = 0; kh < KH; ++kh) {
+      const int ks = h * KH + kh;
       if constexpr (STEP5) {
-        wgmma_step_tf32x3<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+        wgmma_step_tf32x3<Tile>(acc, a_big[h][kh], a_small[h][kh], plane(b, 0) + ks * PLANE, plane(b, 1) + ks * PLANE);
       } else {
-        wgmma_step_tf32_bf16<Tile>(acc, a_big[ks], a_small[ks], plane(buf, 0) + ks * PLANE, plane(buf, 1) + ks * PLANE);
+        wgmma_step_tf32_bf16<Tile>(acc, a_big[h][kh], a_small[h][kh], plane(b, 0) + ks * PLANE,
+                                   plane(b, 1) + ks * PLANE);
       }
     }
     wgmma_commit_group();
+  };
+
+  int stage = 0, buf = 0;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      wgmma_wait_group<1>();  // slice kt − 1's half h is done: its registers are free
+      split_a(h, As[stage]);
+      multiply(h, buf);
+    }
 
     // While the tensor cores multiply slice kt: slice kt + 1 into the other buffer's planes, then
     // slice kt + S into slice kt's raw stage (its A is in registers, its B in planes).
     tiles::copy_async_wait<S - 2>();  // slice kt + 1 has landed for this thread ...
-    __syncthreads();                  // ... and for all; all have read slice kt's As
+    __syncthreads();  // ... and for all; all have read slice kt's As and are past slice kt − 1's wgmmas
     const int next_stage = stage == S - 1 ? 0 : stage + 1;
     if (kt + 1 < kt_end) split_planes(Bs[next_stage], buf ^ 1);
     fence_proxy_async_shared();  // before the copies below: no fresh copy in flight to order
     if (kt + S < kt_end) load.template issue<true>(kt + S, As[stage], Bs[stage], X, Wt, g);
     tiles::copy_async_commit();
-
-    wgmma_wait_group<0>();  // slice kt's wgmmas: buffer buf and the A registers are free
-    __syncthreads();  // buffer buf ^ 1 is whole for every warpgroup, and buf is free for slice kt + 2
+    __syncthreads();  // buffer buf ^ 1 is whole for every warpgroup
     stage = next_stage;
     buf ^= 1;
   }
+  wgmma_wait_group<0>();  // the last slice's wgmmas: acc is final
   tiles::copy_async_wait<0>();
 
   store_warpgroup_tile<Tile::N>(acc, Y, g, m0, n0, row, tig, atomic);
