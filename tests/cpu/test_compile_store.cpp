@@ -13,6 +13,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "convlab/file_reader.hpp"
@@ -154,7 +155,7 @@ struct ClassOfLabs {
   }
 };
 
-const LabBuild& lab_of(const ScheduleRecord& r, const std::string& lab) {
+const LabBuild& lab_of(const ScheduleRecord& r, std::string_view lab) {
   const auto it = std::find_if(r.labs.begin(), r.labs.end(), [&](const LabBuild& b) { return b.lab == lab; });
   REQUIRE(it != r.labs.end());
   return *it;

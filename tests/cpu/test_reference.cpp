@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <string_view>
 
 #include "convlab/datagen.hpp"
 #include "convlab/reference.hpp"
@@ -13,14 +14,14 @@ namespace {
 
 Tensor<float> mat(std::size_t r, std::size_t c, std::vector<float> v) { return Tensor<float>({r, c}, std::move(v)); }
 
-const Conv2dCase& hand_case(const std::string& name) {
+const Conv2dCase& hand_case(std::string_view name) {
   static const std::vector<Conv2dCase> cases = hand_conv2d_cases();
   for (const auto& c : cases) if (c.info.name == name) return c;
   FAIL("no hand case " << name);
   throw;
 }
 
-const ConvLayerCase& hand_layer(const std::string& name) {
+const ConvLayerCase& hand_layer(std::string_view name) {
   static const std::vector<ConvLayerCase> cases = hand_conv_layer_cases();
   for (const auto& c : cases) if (c.info.name == name) return c;
   FAIL("no hand case " << name);

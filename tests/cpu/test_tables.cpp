@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "commands/commands.hpp"
 #include "convlab/analysis_report.hpp"
@@ -25,7 +26,7 @@ const std::vector<LectureTable>& tables() {
   return all;
 }
 
-const LectureTable& table(const std::string& name) {
+const LectureTable& table(std::string_view name) {
   for (const auto& t : tables()) {
     if (t.name == name) return t;
   }

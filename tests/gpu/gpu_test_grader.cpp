@@ -20,6 +20,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "commands/commands.hpp"
 #include "build/lab_folders.hpp"
@@ -113,11 +115,14 @@ class HostileBait {
   bool listening_ = false;
 };
 
-const json& lab_of(const json& submission, const std::string& number) {
+// `number` by value: GCC's -Wdangling-reference takes a reference returned beside a temporary
+// argument (a literal made a std::string) for one into that temporary.
+const json& lab_of(const json& submission, std::string_view number) {
+  const std::string name = "lab" + std::string(number);
   for (const json& l : submission.at("labs")) {
-    if (l.at("lab") == "lab" + number) return l;
+    if (l.at("lab") == name) return l;
   }
-  throw std::runtime_error("no lab" + number + " in the report");
+  throw std::runtime_error("no " + name + " in the report");
 }
 
 
