@@ -122,6 +122,25 @@ __global__ void __launch_bounds__(256) to_channels_last(const float* __restrict_
   wait_for_previous_kernel();
 }
 
+/// A K-major tile in shared memory as step 1's fragment loads see it: `chunk(r, k)` is the
+/// shared-memory address (ldmatrix.cuh's shared_address) of floats k .. k + 3 of row r (k a
+/// multiple of 4). The cp.async feed below leaves its rows kNhwcPitch floats apart; the TMA feed
+/// (tma_feed.cuh) leaves them 128 bytes apart in the 128-byte swizzle. Both keep a warp's 8 row
+/// addresses of one ldmatrix matrix on 32 different banks.
+struct PaddedTile {
+  unsigned base;  ///< shared address of row 0
+  __device__ __forceinline__ unsigned chunk(int r, int k) const { return base + 4u * (r * kNhwcPitch + k); }
+};
+/// Rows of kNhwcSliceDepth floats (128 bytes), chunk j of row r at chunk position j ^ (r % 8): the
+/// layout a TMA copy with CU_TENSOR_MAP_SWIZZLE_128B writes (step 7's swizzled_chunk, in bytes).
+struct SwizzledTile {
+  unsigned base;  ///< shared address of row 0, 1024-byte aligned
+  __device__ __forceinline__ unsigned chunk(int r, int k) const {
+    return base + 4u * (r * kNhwcSliceDepth + ((k / kChunkFloats) ^ (r % 8)) * kChunkFloats);
+  }
+};
+static_assert(kNhwcSliceDepth * 4 == 128, "a swizzled row is one 128-byte line");
+
 /// Copies slices of Wr and of the unrolled Xr into K-major tiles, As[m][k] and Bs[n][k], one
 /// 16-byte chunk (4 consecutive k') per cp.async; slice kt is k' = kt·BK .. kt·BK + BK − 1. Who
 /// copies what, for THREADS threads and CHUNKS = BK/4 chunks a row:

@@ -7,8 +7,9 @@
 /// kStages reduction slices in flight, 8 warps as 2 (m) × 4 (n). A warp owns a (BM/2) × 32 tile of
 /// Y: MT × NT = (BM/32) × 4 MMA tiles of 16 × 8, whose accumulators its threads hold, 4 floats per
 /// tile each (mma_tf32.cuh's drawing). Step 1 reads slices kNhwcSliceDepth = 32 deep (four
-/// k-steps) from the reordered tensors, K-major (nhwc_tiles.cuh); step 2 slices kSliceDepth = 16
-/// deep (two k-steps) from lab 06's loader, k-major rows (layer_tiles.cuh).
+/// k-steps) from the reordered tensors, K-major, copied by every thread (nhwc_tiles.cuh) or, on
+/// Hopper, by TMA at one thread's request (tma_feed.cuh); step 2 slices kSliceDepth = 16 deep (two
+/// k-steps) from lab 06's loader, k-major rows (layer_tiles.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,6 +22,7 @@
 #include "ldmatrix.cuh"
 #include "mma_tf32.cuh"
 #include "nhwc_tiles.cuh"
+#include "tma_feed.cuh"
 
 namespace convlab::lab08 {
 
@@ -38,14 +40,16 @@ struct WarpCoords {
 inline constexpr bool kStep1Written = true;  // true once mma_step_tf32 is written
 
 /// Step 1: one k-step (k = kk .. kk + 7 of the slice) of the warp's MT × NT tiles, 1xTF32: one MMA
-/// per tile. As[m][k] and Bs[n][k] are the slice in shared memory, both K-major (nhwc_tiles.cuh:
-/// the layout the instruction's `.row.col` names), their values already rounded to TF32 by the
-/// given passes before the kernel; acc[mt][nt][e] is element e of tile (mt, nt) as the drawing in
+/// per tile. As and Bs are the slice's tiles in shared memory, A[m][k] and B[n][k], both K-major
+/// (the layout the instruction's `.row.col` names), their values already rounded to TF32 by the
+/// given passes before the kernel; `As.chunk(r, k)` is the shared address of row r's floats k ..
+/// k + 3 (nhwc_tiles.cuh: PaddedTile for the cp.async feed, SwizzledTile for the TMA feed, so your
+/// function serves both kernels). acc[mt][nt][e] is element e of tile (mt, nt) as the drawing in
 /// mma_tf32.cuh numbers D's registers. Each fragment comes in one ldmatrix (ldmatrix.cuh): a 16 × 8
 /// block of K-major floats is A's fragment of one tile row, or B's of two tile columns.
-template <int MT, int NT, int A_ROWS, int B_ROWS, int LD>
-__device__ __forceinline__ void mma_step_tf32(const float (&As)[A_ROWS][LD], const float (&Bs)[B_ROWS][LD], int kk,
-                                              const WarpCoords& w, float (&acc)[MT][NT][4]) {
+template <int MT, int NT, typename Tile>
+__device__ __forceinline__ void mma_step_tf32(const Tile& As, const Tile& Bs, int kk, const WarpCoords& w,
+                                              float (&acc)[MT][NT][4]) {
   static_assert(NT % 2 == 0, "B's fragments two tile columns at a time");
   const int lane = 4 * w.gid + w.tig;
   // b[nt]: column warp_n·32 + nt·8 + gid of B, k = kk + tig and kk + tig + 4. One ldmatrix takes the
@@ -55,14 +59,14 @@ __device__ __forceinline__ void mma_step_tf32(const float (&As)[A_ROWS][LD], con
 #pragma unroll
   for (int j = 0; j < NT / 2; ++j) {
     unsigned d[4];
-    load_b_fragments(d, shared_address(&Bs[w.warp_n * 32 + j * 2 * kMmaN + brow][bk]));
+    load_b_fragments(d, Bs.chunk(w.warp_n * 32 + j * 2 * kMmaN + brow, bk));
     b[2 * j][0] = d[0], b[2 * j][1] = d[1], b[2 * j + 1][0] = d[2], b[2 * j + 1][1] = d[3];
   }
   const int row = a_row(lane), k = kk + a_column(lane);  // the 16 × 8 block's row this lane points at
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
     unsigned a[4];  // rows warp_m·(MT·16) + mt·16 + gid and + 8, k = kk + tig and kk + tig + 4
-    load_a_fragment(a, shared_address(&As[w.warp_m * (MT * kMmaM) + mt * kMmaM + row][k]));
+    load_a_fragment(a, As.chunk(w.warp_m * (MT * kMmaM) + mt * kMmaM + row, k));
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) mma_tf32(acc[mt][nt], a, b[nt][0], b[nt][1]);
   }
@@ -253,11 +257,81 @@ tensor_core_gemm_tf32(const float* __restrict__ Xr, const float* __restrict__ Wr
     const int next_stage = stage == 0 ? kStages - 1 : stage - 1;
     if (next < kt_end) load.issue(As[next_stage], Bs[next_stage], Xr, Wr, g, cp);
     tiles::copy_async_commit();
+    const nhwc::PaddedTile a_tile{shared_address(As[stage])}, b_tile{shared_address(Bs[stage])};
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32(As[stage], Bs[stage], kk, w, acc);
+    for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32(a_tile, b_tile, kk, w, acc);
     stage = stage == kStages - 1 ? 0 : stage + 1;
   }
   tiles::copy_async_wait<0>();
+  store_warp_tile(acc, Y, g, m0, n0, w, atomic);
+}
+
+/// Step 1's kernel on the TMA feed (given; tma_feed.cuh), compute capability 9.0 and later, for
+/// the layers step1_tma_fits takes: the same 128 × kBlockN tiles, warps, split and MMAs as
+/// tensor_core_gemm_tf32<128> (and the same sums, bit for bit), but one thread copies each slice,
+/// two TMA copies into swizzled tiles, and the others only wait for its barrier. kStages slices in
+/// flight; stage s's barrier completes once per trip round the stages, so a thread waits on the
+/// parity of that round. The block barrier after the wait still guards the stage the next copy
+/// refills: everyone must be done reading slice kt − 1 first.
+/// Dynamic shared memory: tma_shared_bytes() (lab08_config.hpp). (BM a template parameter, as the
+/// other kernels' is, so that every file that includes this header may define it.)
+template <int BM>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+tensor_core_gemm_tf32_tma(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap w_map,
+                          float* __restrict__ Y, Geometry g, int k_tiles_per_split, bool atomic, int cp) {
+  constexpr int BN = kBlockN, BK = kNhwcSliceDepth;
+  constexpr int MT = BM / kWarpsM / kMmaM, NT = BN / kWarpsN / kMmaN;
+  static_assert(BM == kTmaBlockM, "W's box is kTmaBlockM filters (tma_feed.cuh)");
+  static_assert(NT == 4 && BK % kMmaK == 0, "a warp's 32 columns are four 8-column MMA tiles");
+  using ATile = float[BM][BK];  // A[m][k] = Wr[m0 + m][k0 + k], 128-byte rows in the 128-byte swizzle
+  using BTile = float[BN][BK];  // B[n][k] = unrolled (k0 + k, n0 + n) of Xr, the same
+  extern __shared__ __align__(16) unsigned char tma_smem[];
+  __shared__ std::uint64_t landed[kStages];  // landed[s]: stage s's copies have arrived
+  float* stages = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(tma_smem) + 1023) & ~std::uintptr_t{1023});
+  ATile* As = reinterpret_cast<ATile*>(stages);                      // [kStages]
+  BTile* Bs = reinterpret_cast<BTile*>(stages + kStages * BM * BK);  // [kStages], 1024-byte aligned too
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const WarpCoords w{warp / kWarpsN, warp % kWarpsN, lane / 4, lane % 4};
+  const int m0 = blockIdx.y * BM;
+  const int n0 = blockIdx.x * BN;
+  const int k_tiles = ceil_div(g.KK * cp, BK);
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles, kt_begin + k_tiles_per_split);
+  if (kt_begin >= kt_end) return;
+  // the im2col walk starts at the tile's first output position, (image, ho·S − P, wo·S − P)
+  const int image = n0 / g.HoWo, hw = n0 - image * g.HoWo, ho = hw / g.Wo, wo = hw - ho * g.Wo;
+  const int hs = ho * g.S - g.P, ws = wo * g.S - g.P;
+  auto copy = [&](int kt, int s) {  // slice kt into stage s: k' = kt·BK is channel c of tap (p, q)
+    const int k = kt * BK, tap = k / cp, c = k - tap * cp, p = tap / g.K, q = tap - p * g.K;
+    tma::copy_slice(&landed[s], kTmaStageBytes, &As[s][0][0], &w_map, k, m0, &Bs[s][0][0], &x_map, c, ws, hs, image,
+                    q * g.D, p * g.D);
+  };
+  if (threadIdx.x == 0) tma::init_barriers(landed, kStages);
+  __syncthreads();
+  wait_for_previous_kernel();  // the passes that write Xr and Wr (and zero a split's Y)
+
+  float acc[MT][NT][4] = {};  // acc[mt][nt]: MMA tile (mt, nt) of the warp's tile of Y
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (kt_begin + s < kt_end) copy(kt_begin + s, s);
+    }
+  }
+  int stage = 0;
+  unsigned parity = 0;
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
+    tma::wait_for_copies(&landed[stage], parity);  // slice kt has landed ...
+    __syncthreads();                                // ... and everyone is done with slice kt - 1
+    const int next = kt + kStages - 1;
+    if (threadIdx.x == 0 && next < kt_end) {
+      tma::order_reads_before_copies();
+      copy(next, stage == 0 ? kStages - 1 : stage - 1);
+    }
+    const nhwc::SwizzledTile a_tile{shared_address(As[stage])}, b_tile{shared_address(Bs[stage])};
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kMmaK) mma_step_tf32(a_tile, b_tile, kk, w, acc);
+    if (++stage == kStages) stage = 0, parity ^= 1;
+  }
   store_warp_tile(acc, Y, g, m0, n0, w, atomic);
 }
 

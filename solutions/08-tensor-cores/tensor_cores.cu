@@ -7,8 +7,10 @@
 // Adds:      over lab 06 step 3d, the tensor cores' arithmetic: step 1 rounds every operand to
 //            TF32 (checked with the TF32 tolerance), once per call, as two passes put X
 //            channels-last and W tap-major (nhwc_tiles.cuh), so that its kernel copies 16 bytes at
-//            a time into K-major tiles and hands them to the MMAs as they are; the passes and the
-//            kernel overlap where the GPU allows it (launch_overlapping); step 2 splits each
+//            a time into K-major tiles and hands them to the MMAs as they are (on compute
+//            capability 9.0 and later, for the layers step1_tma_fits takes, the TMA copies a
+//            whole tile at one thread's request: tma_feed.cuh); the passes and the kernel overlap
+//            where the GPU allows it (launch_overlapping); step 2 splits each
 //            operand into two TF32 parts and sums three products (checked with labs 01–07's FP32
 //            tolerance), on lab 06's loader. Few column tiles
 //            (a small image, a small batch) share each output's reduction between blocks
@@ -106,11 +108,11 @@ void launch_overlapping(void (*kernel)(Params...), dim3 grid, dim3 block, int sm
 }
 
 /// Launches kKernel, one of the GEMM kernels, over the layer's tiles: X and W are the operands as
-/// the kernel reads them, `extra` its parameters after the split's. A kernel of more than 48 KB of
-/// dynamic shared memory must opt in to it, once. With OVERLAP, by launch_overlapping, and a split's
+/// the kernel reads them (pointers, or step 1's TMA maps), `extra` its parameters after the
+/// split's. A kernel of more than 48 KB of dynamic shared memory must opt in to it, once. With OVERLAP, by launch_overlapping, and a split's
 /// Y is for the caller to zero, before the kernels whose ends this one overlaps.
-template <auto kKernel, bool OVERLAP = false, typename... Extra>
-void launch_split_k(const GemmLaunch& l, const float* X, const float* W, const ConvLayerArgs& a, const Geometry& g,
+template <auto kKernel, bool OVERLAP = false, typename XOperand, typename WOperand, typename... Extra>
+void launch_split_k(const GemmLaunch& l, XOperand X, WOperand W, const ConvLayerArgs& a, const Geometry& g,
                     Extra... extra) {
   static const bool opted_in = [smem = l.smem] {
     CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -214,6 +216,31 @@ void launch_tf32(const ConvLayerArgs& a, const Geometry& g) {
   launch_split_k<tensor_core_gemm_tf32<BM>, true>(l, r.Xr, r.Wr, a, g, cp);
 }
 
+/// Whether step 1 takes the TMA feed (tma_feed.cuh) on this layer: it fits (step1_tma_fits), and
+/// the code loaded for the TMA kernel was compiled for compute capability 9.0 or later — a GPU
+/// before it, or a build for older GPUs only (whose PTX the driver compiles, with the TMA's
+/// wrappers trapping), keeps the cp.async feed.
+bool step1_tma_feed(const ConvLayerShape& s) {
+  if (!step1_tma_fits(s)) return false;
+  static const bool compiled = [] {  // once per process: which code the runtime loaded does not change
+    cudaFuncAttributes f{};
+    CUDA_CHECK(cudaFuncGetAttributes(&f, tensor_core_gemm_tf32_tma<kTmaBlockM>));
+    return f.ptxVersion >= 90;
+  }();
+  return compiled;
+}
+
+/// Step 1 on the TMA feed: the passes, the two tensor maps of their outputs, then its kernel on
+/// 128-row tiles, split as fitted to its own times (tma_split_k).
+void launch_tf32_tma(const ConvLayerArgs& a, const Geometry& g) {
+  const int cp = padded_channels(g.C);
+  const GemmLaunch l{kThreads, tma_shared_bytes(), kTmaBlockM, kBlockN, tma_split_k(a.shape, sm_count()),
+                     kNhwcSliceDepth, g.KK * cp};
+  const ChannelsLast r = reorder_channels_last(a, g, cp, split_count(l) > 1);
+  const tma::Maps maps = tma::step1_maps(r.Xr, r.Wr, g, cp, a.shape.batch);
+  launch_split_k<tensor_core_gemm_tf32_tma<kTmaBlockM>, true>(l, maps.x, maps.w, a, g, cp);
+}
+
 /// Step 7: step 1's passes, tiles and split, then its kernel on WG warpgroups; copies through L1
 /// (L1) or to L2 only.
 template <int WG, bool L1>
@@ -290,6 +317,7 @@ void conv_layer_tf32(const ConvLayerArgs& a) {
   }
   require_tensor_cores();
   const Geometry g = tiles::make_geometry(a.shape, kNhwcSliceDepth);
+  if (step1_tma_feed(a.shape)) return launch_tf32_tma(a, g);
   if (block_m(Precision::tf32, g.M) == 128) return launch_tf32<128>(a, g);
   launch_tf32<64>(a, g);
 }

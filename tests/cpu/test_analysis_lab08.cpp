@@ -117,6 +117,39 @@ TEST_CASE("lab08 analysis: on a 128-filter layer step 1 takes 128-row tiles and 
   CHECK(a.step("tf32x3").mmas == 3 * a.step("tf32").mmas);  // the same padding: 6272 = 49 · 128
 }
 
+TEST_CASE("lab08 step 1's TMA feed takes 128-row tiles of whole one-tap slices at stride 1, and the padding a 4D "
+          "im2col map's corners hold",
+          "[analysis][lab08]") {
+  const ConvLayerShape bench = layer(32, 256, 256, 14, 14, 3, 1, 1, 1);
+  CHECK(lab08::step1_tma_fits(bench));
+  CHECK(lab08::step1_tma_fits(layer(1, 64, 65, 9, 9, 3, 1, 1, 1)));       // 65 filters: 128-row tiles
+  CHECK_FALSE(lab08::step1_tma_fits(layer(1, 64, 64, 9, 9, 3, 1, 1, 1)));  // 64: the 64-row cp.async kernel
+  CHECK(lab08::step1_tma_fits(layer(1, 32, 128, 9, 9, 3, 1, 1, 1)));      // Cp = 32: a slice is one tap
+  CHECK_FALSE(lab08::step1_tma_fits(layer(1, 48, 128, 9, 9, 3, 1, 1, 1)));  // Cp = 48: slices span two taps
+  CHECK(lab08::step1_tma_fits(layer(1, 30, 128, 9, 9, 3, 1, 1, 1)));  // 30 channels pad to Cp = 32
+  CHECK_FALSE(lab08::step1_tma_fits(layer(1, 64, 128, 9, 9, 3, 2, 1, 1)));  // stride 2
+  // the corners: lower −P ≥ −128 and upper P − (K − 1)·D ≥ −128
+  CHECK(lab08::step1_tma_fits(layer(1, 32, 128, 300, 300, 3, 1, 127, 1)));
+  CHECK_FALSE(lab08::step1_tma_fits(layer(1, 32, 128, 300, 300, 3, 1, 128, 1)));
+  CHECK(lab08::step1_tma_fits(layer(1, 32, 128, 300, 300, 3, 1, 0, 64)));   // 0 − 2·64 = −128
+  CHECK_FALSE(lab08::step1_tma_fits(layer(1, 32, 128, 300, 300, 3, 1, 0, 65)));  // −130
+
+  // its copies: two boxes a slice a block, 128 + 128 rows of 128 bytes each time; the cp.async
+  // counts stay what the GPUs before Hopper issue
+  const TensorCoreStep& one = analyze_lab08(bench, 132).step("tf32");
+  CHECK(one.tma_feed);
+  CHECK(one.tma_splits == 4);  // its own rule (tma_split_k); the cp.async kernel's picks 5
+  CHECK(one.effective_splits == 5);
+  CHECK(one.tma_copies == 2LL * 2 * 49 * 72);
+  CHECK(one.tma_bytes == 2LL * 49 * 72 * (128 + 128) * 128);
+  CHECK(one.async_copies == 2LL * 49 * 72 * (128 + 128) * 8);
+  const TensorCoreStep& narrow = analyze_lab08(layer(1, 64, 64, 9, 9, 3, 1, 1, 1), 132).step("tf32");
+  CHECK_FALSE(narrow.tma_feed);
+  CHECK(narrow.tma_copies == 0);
+  CHECK(narrow.tma_bytes == 0);
+  CHECK(narrow.tma_splits == 0);
+}
+
 TEST_CASE("lab08 step 2's split-K: fewer tiles than block slots are split as far as the model of its measured times "
           "says, and no further",
           "[analysis][lab08]") {

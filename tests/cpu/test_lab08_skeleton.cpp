@@ -70,7 +70,7 @@ TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's c
     CHECK(code_of(splice_all_steps(stub, solution), "spliced") == code_of(solution, "solution"));
   }
   for (const char* given :
-       {"layer_tiles.cuh", "nhwc_tiles.cuh", "kernel_overlap.cuh", "weight_order.cuh", "mma_tf32.cuh", "mma_bf16.cuh",
+       {"layer_tiles.cuh", "nhwc_tiles.cuh", "tma_feed.cuh", "kernel_overlap.cuh", "weight_order.cuh", "mma_tf32.cuh", "mma_bf16.cuh",
         "ldmatrix.cuh", "wgmma_tf32.cuh", "wgmma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));

@@ -1,6 +1,7 @@
 // Lab 08's split-K rules (fitted_split, lab08_config.hpp) at their edges, and against the times
 // they were fitted to and checked on: results/bench/nvidia-h200/lab08_step1_splits.csv (step 1's
-// kernel) and lab08_wgmma_splits.csv (steps 2, 5 and 6), each kernel alone at every split count of
+// kernel), lab08_step1_tma_splits.csv (step 1's kernel on the TMA feed) and lab08_wgmma_splits.csv
+// (steps 2, 5 and 6), each kernel alone at every split count of
 // layers of few tiles on an NVIDIA H200 (132 SMs), two rounds each.
 #include <catch2/catch.hpp>
 
@@ -207,6 +208,21 @@ TEST_CASE("lab08 step 1's split rule picks, on every layer of the H200 survey, a
                                       "step 1, " + set);
     CHECK(before > 1.08);  // least_busy_split, the rule it replaced, on the same layers
   }
+}
+
+TEST_CASE("lab08 step 1's TMA split rule picks, on every layer of its H200 survey, a split within 10 % of the fastest "
+          "measured one and 1.5 % in the geometric mean, closer than the cp.async kernel's rule",
+          "[analysis][lab08]") {
+  for (const std::string set : {"fit", "check"}) {
+    const std::vector<Surveyed> layers = survey("lab08_step1_tma_splits.csv", set, "ms");
+    for (const Surveyed& l : layers) CHECK(lab08::step1_tma_fits(l.shape));
+    const double before = check_picks(
+        layers, [](const ConvLayerShape& l) { return lab08::tma_split_k(l, kH200Sms); }, 1.10, 1.015, "TMA, " + set);
+    CHECK(before > 1.015);  // kStep1SplitCosts, the cp.async kernel's rule, on the same layers
+  }
+  // the bench's 14×14 layer: 4 splits, where the cp.async kernel takes 5
+  CHECK(lab08::tma_split_k(layer(32, 256, 256, 14, 14, 3, 1, 1), kH200Sms) == 4);
+  CHECK(step1_split(layer(32, 256, 256, 14, 14, 3, 1, 1)) == 5);
 }
 
 TEST_CASE("lab08 steps 2, 5 and 6's split rules pick, on every layer of the H200 survey, a split within 6 % of the "

@@ -213,6 +213,51 @@ inline int nhwc_split_k(const ConvLayerShape& s, int bm, int sms) {
   return fitted_split(kStep1SplitCosts, w.tiles, w.slices, sms, kMinBlocks, [](long long) { return true; });
 }
 
+// ---- Step 1's feed on compute capability 9.0 and later: TMA (tma_feed.cuh) ----
+//
+// On Hopper the copies of a slice need not be every thread's work: the Tensor Memory Accelerator
+// copies a whole tile on one thread's request, A (128 filters × 32 k' of Wr) as a 2D box and B
+// (128 output positions × 32 channels of one tap) in its im2col mode, which walks the positions of
+// the batch with the tap's offset and fills the convolution's padding with zeros; each writes
+// 128-byte rows in the 128-byte swizzle (SwizzledTile) and signals a barrier. Measured on an H200
+// (results/bench/nvidia-h200/lab08.md): the cp.async copies cost step 1's kernel 28 % of its time
+// on B8 C128→128 128×128, and the TMA feed took it from 0.250 to 0.184 ms, B32 C256→256 14×14
+// from 0.071 to 0.055.
+
+/// Whether step 1 takes the TMA feed on a GPU that has it (compute capability 9.0 and later):
+/// 128-row tiles (block_m: more than 64 filters; the 64-row cp.async kernel was faster on 64
+/// filters), whole slices of one tap (Cp a multiple of kNhwcSliceDepth: the im2col box's channels
+/// are one position's), stride 1 (the walk steps one position at a time), and the padding within
+/// what a 4D im2col map's corners hold (signed 8-bit offsets: P ≤ 127, P − (K − 1)·D ≥ −128).
+constexpr bool step1_tma_fits(const ConvLayerShape& s) {
+  const int reach = (s.mask_width - 1) * s.dilation;
+  return block_m(Precision::tf32, s.filters) == 128 && padded_channels(s.channels) % kNhwcSliceDepth == 0 &&
+         s.stride == 1 && s.padding <= 127 && s.padding - reach >= -128;
+}
+/// Rows of a TMA-fed tile: 128 filters of A, kBlockN positions of B.
+inline constexpr int kTmaBlockM = 128;
+/// Bytes one stage's two TMA copies write: two tiles of 128-byte rows.
+inline constexpr int kTmaStageBytes = (kTmaBlockM + kBlockN) * kNhwcSliceDepth * 4;
+/// Step 1's kernel on the TMA feed, two blocks an SM: fitted (a grid search, as kStep1SplitCosts
+/// was) to that kernel's times at every split on the 14 layers of the step 1 survey's `fit` set
+/// that take the TMA feed (results/bench/nvidia-h200/lab08_step1_tma_splits.csv), the 15 of its
+/// `check` set left out of the search. Its slices cost less than the cp.async kernel's, and a last
+/// round of fewer blocks than slots no longer costs a whole round: on B32 C256→256 14×14 its
+/// fastest split is 4 (392 blocks on 264 slots), where the cp.async kernel's is 5.
+inline constexpr SplitCosts kStep1TmaSplitCosts{0.5, 2.0, 6.0, 1.5, false};
+
+/// Step 1's split-K on the TMA feed: fitted_split with kStep1TmaSplitCosts over its 128-row tiles.
+inline int tma_split_k(const ConvLayerShape& s, int sms) {
+  SplitWork w = split_work(s, kTmaBlockM, kBlockN);
+  w.slices = (nhwc_reduction(s) + kNhwcSliceDepth - 1) / kNhwcSliceDepth;
+  return fitted_split(kStep1TmaSplitCosts, w.tiles, w.slices, sms, kMinBlocks, [](long long) { return true; });
+}
+
+/// Dynamic shared memory of a TMA-fed block: kStages stages, 1024-byte aligned (the swizzle's
+/// period) inside the allocation.
+inline constexpr int tma_shared_bytes() { return kStages * kTmaStageBytes + 1024; }
+static_assert(kMinBlocks * (tma_shared_bytes() + 1024 + 64) <= 233'472, "two TMA-fed blocks an H100 or H200 SM");
+
 // ---- Step 3: one image, a large mask, as banded GEMMs (banded_conv2d.cuh) ----
 //
 // For mask row i, the outputs of one image row are a 1D convolution of input row y + i − r:

@@ -93,6 +93,11 @@ std::string lab08_report_text(const ConvLayerShape& s, int sms, const TensorCore
                 : fmt::format("{} distinct in their warp's copy, what ncu counts", st.async_copies_distinct);
         out += fmt::format("    cp.async copies of 16 bytes: {} issued, {} read global memory ({}); {} floats stored\n",
                            st.async_copies, st.async_copies_read, distinct, st.global_stores);
+        if (st.tma_feed) {
+          out += fmt::format("    on compute capability 9.0 and later, by TMA instead (tma_feed.cuh), split {}: {} bulk "
+                             "tensor copies writing {} bytes, no cp.async\n",
+                             st.tma_splits, st.tma_copies, st.tma_bytes);
+        }
       } else {
         out += fmt::format("    cp.async copies {} issued, {} read global memory; {} floats stored\n", st.async_copies,
                            st.async_copies_read, st.global_stores);
@@ -138,6 +143,10 @@ nlohmann::json lab08_report_json(const ConvLayerShape& s, int sms, const TensorC
                         {"async_copies_distinct", st.async_copies_distinct < 0 ? nlohmann::json(nullptr)
                                                                                : nlohmann::json(st.async_copies_distinct)},
                         {"copy_bytes", st.copy_bytes},
+                        {"tma_feed", st.tma_feed},
+                        {"tma_copies", st.tma_copies},
+                        {"tma_bytes", st.tma_bytes},
+                        {"tma_splits", st.tma_splits},
                         {"reordered_floats", st.reordered_floats},
                         {"global_stores", st.global_stores},
                         {"error_bound_units", st.error_bound_units},

@@ -89,6 +89,14 @@ struct TensorCoreStep {
   /// Bytes of one cp.async as the model counts them: 16 for step 1's chunks (lab08_config.hpp,
   /// "Step 1's feed"); 4 for lab 06 step 3's loader, on whose counts steps 2, 5 and 6 are modelled.
   int copy_bytes = 4;
+  /// Step 1 on compute capability 9.0 and later, where lab08::step1_tma_fits takes the layer: its
+  /// slices come by TMA (tma_feed.cuh), two bulk tensor copies a slice a block, tma_bytes written
+  /// to shared memory in all (the padding's zeros included), and none of the cp.async copies above
+  /// is issued: those are what it issues on the GPUs before.
+  bool tma_feed = false;
+  long long tma_copies = 0;  ///< bulk tensor copies (one thread's instruction each)
+  long long tma_bytes = 0;   ///< bytes they write
+  int tma_splits = 0;        ///< the TMA kernel's split-K (lab08::tma_split_k), after empty splits
   /// Step 1: floats its two passes write before its kernel (X channels-last, W tap-major, both
   /// padded to lab08::padded_channels); 0 for the other steps.
   long long reordered_floats = 0;
