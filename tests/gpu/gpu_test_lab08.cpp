@@ -136,6 +136,14 @@ std::vector<ConvLayerSpec> stress_specs(std::uint64_t seed) {
       layer(65536, 20, 1, 1, 1, 1, 1, 0, 1, seed + 16, "65536 images of 20 channels: the tiled transpose across images"),
       layer(65536, 1, 1, 1, 1, 1, 1, 0, 1, seed + 18, "65536 images of 1 channel: the few-channel transpose"),
       layer(1, 20, 2, 65536, 1, 1, 1, 0, 1, seed + 17, "65536 rows of 20 channels: the tiled transpose over one image"),
+      // Step 1's TMA feed (tma_feed.cuh, compute capability 9.0; lab08::step1_tma_fits): the im2col
+      // window's corners at other paddings and dilations, a walk across rows and images from a
+      // ragged last tile, channels padded to a whole slice, filters past the map's rows. (Besides
+      // these, the first and the step 6 narrow-tile layers above take it.)
+      layer(2, 32, 96, 11, 13, 3, 1, 2, 2, seed + 19, "TMA feed: dilation 2, padding 2, 11×13, a ragged last tile"),
+      layer(1, 30, 128, 12, 12, 5, 1, 2, 1, seed + 20, "TMA feed: 5×5, 30 channels padded to 32"),
+      layer(3, 64, 160, 7, 9, 1, 1, 0, 1, seed + 21, "TMA feed: 1×1, 160 filters (two row tiles, the second ragged)"),
+      layer(2, 64, 128, 10, 12, 3, 1, 0, 1, seed + 22, "TMA feed: no padding, the window's upper corner −2"),
   };
 }
 

@@ -130,7 +130,8 @@ void walk_step1(const ConvLayerShape& layer, int sms, TensorCoreStep& st) {
     st.tma_feed = true;
     st.tma_copies = 2 * m_tiles * n_tiles * k_tiles;  // W's box and X's im2col box, a slice a block
     st.tma_bytes = m_tiles * n_tiles * k_tiles * lab08::kTmaStageBytes;
-    const long long tma_per_split = (k_tiles + lab08::tma_split_k(layer, sms) - 1) / lab08::tma_split_k(layer, sms);
+    const long long tma_split = lab08::tma_split_k(layer, sms);
+    const long long tma_per_split = (k_tiles + tma_split - 1) / tma_split;
     st.tma_splits = static_cast<int>((k_tiles + tma_per_split - 1) / tma_per_split);
   }
   st.reordered_floats = static_cast<long long>(layer.batch) * layer.height * layer.width * cp +
