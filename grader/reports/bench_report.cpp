@@ -196,6 +196,9 @@ std::vector<std::string> lab07_goal_misses(const json& bench) {
 
 namespace {
 
+/// The terminal of bench.gp's plots; a plot that needs another sets its own and then this again.
+constexpr const char* kPlotTerminal = "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,22\"\n";
+
 // The rows lab 08's goals read: the names conv2d_bench and conv_layer_bench give them.
 constexpr const char* kBandedTf32x3 = "lab08 banded_tf32x3";
 constexpr const char* kBandedTf32Bf16 = "lab08 banded_tf32_bf16";
@@ -684,8 +687,10 @@ void bar_plots(const ResultIndex& table, const std::string& gpu, const fs::path&
     bars += "\n";
     int rows = 0;
     for (const auto& m : methods) {
-      // The axis label: NPP's function name is longer than the bars it labels.
-      std::string line = m.rfind("NPP ", 0) == 0 ? std::string("NPP") : gnuplot_data_field(m);
+      // The axis label: NPP's function name and CuPy's are longer than the bars they label.
+      std::string line = m.rfind("NPP ", 0) == 0    ? std::string("NPP")
+                         : m.rfind("CuPy ", 0) == 0 ? std::string("CuPy")
+                                                    : gnuplot_data_field(m);
       bool any = false;
       for (const auto& [h, w] : sizes) {
         const json* r = table.row(m, h, w, k);
@@ -701,12 +706,16 @@ void bar_plots(const ResultIndex& table, const std::string& gpu, const fs::path&
     if (rows == 0) continue;
     const std::string name = fmt::format("bars_k{:02d}", k);
     write_file_atomically(dir / (name + ".dat"), bars);
+    // Twenty-odd clusters of bars: a wider canvas, smaller axis labels and the key above the
+    // plot, where it covers no bar (at the roofline plots' size the labels squeezed the bars
+    // into a strip and the key sat on the last ones).
     gp += fmt::format(
-        "\nset output \"{0}.png\"\nset title \"{1}x{1} mask, \" . {2} . \": % of roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-        "set boxwidth 0.9\nset xtics rotate by 40 right\nset ytics 20\nset lmargin 16\nset rmargin 4\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\nset key "
-        "top right\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\nset "
-        "xtics norotate\nunset key\nunset yrange\nunset xlabel\nunset ylabel\nset lmargin\nset ytics autofreq\n",
-        name, k, gpu, 1 + static_cast<int>(sizes.size()));
+        "\nset output \"{0}.png\"\nset terminal pngcairo noenhanced size 1600,900 font \"DejaVu Sans,22\"\n"
+        "set title \"{1}x{1} mask, \" . {2} . \": % of roofline\"\nset style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+        "set boxwidth 0.9\nset xtics rotate by 45 right font \",16\"\nset ytics 20\nset xlabel \"\"\nset ylabel \"% of roofline\"\nset yrange [0:*]\n"
+        "set key outside top center horizontal\nplot for [c=2:{3}] \"{0}.dat\" using c:xtic(1) title columnheader(c)\nunset style data\n"
+        "set xtics norotate font \"\"\nunset key\nunset yrange\nunset xlabel\nunset ylabel\nset ytics autofreq\n{4}",
+        name, k, gpu, 1 + static_cast<int>(sizes.size()), kPlotTerminal);
     pngs.push_back(name + ".png");
   }
 }
@@ -820,8 +829,9 @@ std::vector<std::string> write_plot_files(const json& bench, const fs::path& dir
   std::string gp = fmt::format(
       "# gnuplot script written by `grader bench`; run in this folder: gnuplot bench.gp\n"
       "# (or: grader bench --plot-only THIS_FOLDER)\n"
-      "set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,22\"\n"
-      "set datafile missing \"NaN\"\nset datafile separator \"\\t\"\nset tics nomirror out\nset grid ytics lc rgb \"#dddddd\"\n");
+      "{}"
+      "set datafile missing \"NaN\"\nset datafile separator \"\\t\"\nset tics nomirror out\nset grid ytics lc rgb \"#dddddd\"\n",
+      kPlotTerminal);
   const json& conv = bench.value("conv2d", json::object());
   if (conv.contains("results") && !conv.at("results").empty()) {
     const ResultIndex table(conv.at("results"));

@@ -434,6 +434,47 @@ TEST_CASE("bench: the sweep picture is legible on a slide: 16 px text, the key o
   CHECK(fs::file_size(dir / "sweep.png") > 1000);
 }
 
+TEST_CASE("bench: a bar chart gives its bars the canvas: its key above the plot, smaller axis labels, libraries by "
+          "short name, and the next picture back at the common size",
+          "[bench]") {
+  json b = sample_bench();
+  b["conv2d"]["results"].push_back(row("CuPy cupyx.scipy.ndimage.correlate", "peer", 1024, 9, 0.300));
+  const fs::path dir = fs::temp_directory_path() / "convlab_test_bench_bars";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_plot_files(b, dir);
+  std::ifstream gp_file(dir / "bench.gp");
+  std::stringstream gp;
+  gp << gp_file.rdbuf();
+  const std::string all = gp.str();
+  const auto at = all.find("set output \"bars_k09.png\"");
+  REQUIRE(at != std::string::npos);
+  const std::string bars = all.substr(at, all.find("set output", at + 1) - at);  // to the next picture, or the end
+  // Inside the plot the key covered the last clusters of bars.
+  const std::regex key(R"(\nset key[^\n]*)");
+  std::smatch m;
+  REQUIRE(std::regex_search(bars, m, key));
+  CHECK_THAT(m.str(), Catch::Contains("outside"));
+  // Its canvas is larger than the common one and its method names smaller than its text.
+  std::smatch size;
+  REQUIRE(std::regex_search(bars, size, std::regex(R"re(size (\d+),(\d+) font "DejaVu Sans,(\d+)")re")));
+  CHECK(std::stoi(size[1]) > 1100);
+  CHECK(std::stoi(size[2]) > 640);
+  std::smatch tics;
+  REQUIRE(std::regex_search(bars, tics, std::regex(R"re(set xtics rotate by \d+ right font ",(\d+)")re")));
+  CHECK(std::stoi(tics[1]) < std::stoi(size[3]));
+  // What follows the chart is drawn at the common size again, in the common font.
+  const std::string after = bars.substr(bars.find("plot for"));
+  CHECK_THAT(after, Catch::Contains("set terminal pngcairo noenhanced size 1100,640 font \"DejaVu Sans,22\"\n"));
+  CHECK_THAT(bars, Catch::Contains("set xtics norotate font \"\"\n"));
+  // CuPy's function name, like NPP's, would be wider than its cluster of bars.
+  std::ifstream dat_file(dir / "bars_k09.dat");
+  std::stringstream dat;
+  dat << dat_file.rdbuf();
+  CHECK_THAT(dat.str(), Catch::Contains("\nCuPy\t"));
+  CHECK_THAT(dat.str(), !Catch::Contains("cupyx"));
+}
+
 TEST_CASE("bench: a run recorded with the hold says so and names each method timed without it, and an older run "
           "says nothing of it",
           "[bench]") {

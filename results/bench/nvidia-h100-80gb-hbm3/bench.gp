@@ -48,268 +48,257 @@ unset xlabel
 unset ylabel
 
 set output "bars_k02.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "2x2 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k02.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k03.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "3x3 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k03.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k04.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "4x4 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k04.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k05.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "5x5 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k05.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k06.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "6x6 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k06.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k07.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "7x7 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k07.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k09.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "9x9 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k09.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k11.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "11x11 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k11.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k13.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "13x13 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k13.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k15.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "15x15 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k15.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k17.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "17x17 mask, " . 'NVIDIA H100 80GB HBM3' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k17.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "sweep.png"
 set terminal pngcairo noenhanced size 1600,800 font "DejaVu Sans,28"

@@ -11,10 +11,10 @@ set xlabel "flop per byte of input read + output written (K = 2..17)"
 set ylabel "TFLOP/s"
 set key bottom right
 set xrange [0.5:80]
-set yrange [0.003:91.40129981508422]
-roof(x) = (x * 4.209035536633613 < 60.93419987672281 ? x * 4.209035536633613 : 60.93419987672281)
+set yrange [0.003:86.53456444334704]
+roof(x) = (x * 4.210092010346208 < 57.68970962889802 ? x * 4.210092010346208 : 57.68970962889802)
 set output "roofline_labs01-02.png"
-set title "Labs 01-02, untiled, 9216x9216\n" . 'NVIDIA H200' . ": copy 4209 GB/s, FMA 60.9 TFLOP/s"
+set title "Labs 01-02, untiled, 9216x9216\n" . 'NVIDIA H200' . ": copy 4210 GB/s, FMA 57.7 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 10 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab01 no_restrict', \
   "roofline.dat" index 11 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab01 mask_restrict', \
@@ -22,13 +22,13 @@ plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 13 using 1:2 with linespoints pt 11 ps 2 lw 3 title 'lab01 both_restrict', \
   "roofline.dat" index 14 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab02 constant_mask'
 set output "roofline_labs03-05.png"
-set title "Labs 03-05, shared-memory tiles, 9216x9216\n" . 'NVIDIA H200' . ": copy 4209 GB/s, FMA 60.9 TFLOP/s"
+set title "Labs 03-05, shared-memory tiles, 9216x9216\n" . 'NVIDIA H200' . ": copy 4210 GB/s, FMA 57.7 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 15 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab03 tiled_output', \
   "roofline.dat" index 16 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab04 tiled_input', \
   "roofline.dat" index 17 using 1:2 with linespoints pt 9 ps 2 lw 3 title 'lab05 cached_halo'
 set output "roofline_lab07.png"
-set title "Lab 07, register tiling, 9216x9216\n" . 'NVIDIA H200' . ": copy 4209 GB/s, FMA 60.9 TFLOP/s"
+set title "Lab 07, register tiling, 9216x9216\n" . 'NVIDIA H200' . ": copy 4210 GB/s, FMA 57.7 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 0 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab07 one_output', \
   "roofline.dat" index 1 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab07 outputs_xy', \
@@ -37,7 +37,7 @@ plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 4 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'lab07 shared_input', \
   "roofline.dat" index 5 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'lab07 register_tiled'
 set output "roofline_peers.png"
-set title "The libraries: NPP, cuDNN, cuFFT, CuPy, 9216x9216\n" . 'NVIDIA H200' . ": copy 4209 GB/s, FMA 60.9 TFLOP/s"
+set title "The libraries: NPP, cuDNN, cuFFT, CuPy, 9216x9216\n" . 'NVIDIA H200' . ": copy 4210 GB/s, FMA 57.7 TFLOP/s"
 plot roof(x) with lines lw 4 lc rgb "#444444" title "roofline", \
   "roofline.dat" index 6 using 1:2 with linespoints pt 5 ps 2 lw 3 title 'NPP nppiFilterBorder_32f_C1R', \
   "roofline.dat" index 7 using 1:2 with linespoints pt 7 ps 2 lw 3 title 'cuDNN', \
@@ -53,268 +53,257 @@ unset xlabel
 unset ylabel
 
 set output "bars_k02.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "2x2 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k02.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k03.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "3x3 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k03.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k04.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "4x4 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k04.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k05.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "5x5 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k05.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k06.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "6x6 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k06.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k07.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "7x7 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k07.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k09.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "9x9 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k09.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k11.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "11x11 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k11.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k13.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "13x13 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k13.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k15.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "15x15 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k15.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "bars_k17.png"
+set terminal pngcairo noenhanced size 1600,900 font "DejaVu Sans,22"
 set title "17x17 mask, " . 'NVIDIA H200' . ": % of roofline"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set xtics rotate by 40 right
+set xtics rotate by 45 right font ",16"
 set ytics 20
-set lmargin 16
-set rmargin 4
 set xlabel ""
 set ylabel "% of roofline"
 set yrange [0:*]
-set key top right
+set key outside top center horizontal
 plot for [c=2:4] "bars_k17.dat" using c:xtic(1) title columnheader(c)
 unset style data
-set xtics norotate
+set xtics norotate font ""
 unset key
 unset yrange
 unset xlabel
 unset ylabel
-set lmargin
 set ytics autofreq
+set terminal pngcairo noenhanced size 1100,640 font "DejaVu Sans,22"
 
 set output "sweep.png"
 set terminal pngcairo noenhanced size 1600,800 font "DejaVu Sans,28"
