@@ -57,6 +57,17 @@ json sample_bench() {
                       {"results", results}}}};
 }
 
+/// bench.gp as write_plot_files writes it for `b` into `dir`, emptied first.
+std::string plot_script(const json& b, const fs::path& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_plot_files(b, dir);
+  std::ifstream file(dir / "bench.gp");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 TEST_CASE("bench: the fastest peer is the quickest peer that ran and passed", "[bench]") {
@@ -389,13 +400,7 @@ TEST_CASE("bench: the sweep picture is legible on a slide: 16 px text, the key o
   const std::string csv = ncu_csv({{"void naive_both_restrict<32, 8>(...)", "1"}, {"void naive_both_restrict<8, 8>(...)", "1"}});
   b["sweep"] = {{"size", 1024}, {"rows", join_sweep(launches(), launches(), csv, "")}, {"ncu", {{"status", "ok"}}}};
   const fs::path dir = fs::temp_directory_path() / "convlab_test_bench_sweep";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  write_plot_files(b, dir);
-  std::ifstream gp_file(dir / "bench.gp");
-  std::stringstream gp;
-  gp << gp_file.rdbuf();
-  const std::string all = gp.str();
+  const std::string all = plot_script(b, dir);
   const auto at = all.find("set output \"sweep.png\"");
   REQUIRE(at != std::string::npos);
   const std::string sweep = all.substr(at);
@@ -440,13 +445,7 @@ TEST_CASE("bench: a bar chart gives its bars the canvas: its key above the plot,
   json b = sample_bench();
   b["conv2d"]["results"].push_back(row("CuPy cupyx.scipy.ndimage.correlate", "peer", 1024, 9, 0.300));
   const fs::path dir = fs::temp_directory_path() / "convlab_test_bench_bars";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  write_plot_files(b, dir);
-  std::ifstream gp_file(dir / "bench.gp");
-  std::stringstream gp;
-  gp << gp_file.rdbuf();
-  const std::string all = gp.str();
+  const std::string all = plot_script(b, dir);
   const auto at = all.find("set output \"bars_k09.png\"");
   REQUIRE(at != std::string::npos);
   const std::string bars = all.substr(at, all.find("set output", at + 1) - at);  // to the next picture, or the end
