@@ -1,9 +1,11 @@
 // Lab 08: the launchers of steps 3 and 4 (given: nothing to write here; your steps are in
 // banded_conv2d.cuh).
 //
-// Idea:      one image, a mask of K ≥ 9 (kBandMinMask), as K banded GEMMs on tensor cores in
-//            3xTF32 (step 3), or for K ≥ 13 (kBandMixedMinMask) with the two small products in
-//            BF16 (step 4); both checked with labs 01–07's FP32 tolerance (banded_conv2d.cuh).
+// Idea:      one image, a mask of K ≥ 9 (kBandMinMask), as banded GEMMs on tensor cores in
+//            3xTF32 (step 3: over image rows at K = 9, over 2 × 4 output patches from
+//            kPatchMinMask, patch_conv2d.cuh), or for K ≥ 13 (kBandMixedMinMask) with the two
+//            small products in BF16 (step 4, over rows); all checked with labs 01–07's FP32
+//            tolerance (banded_conv2d.cuh).
 // Achieves:  `grader bench --only conv2d` times it against lab 07 and the FP32 FMA bound.
 //
 // Shapes: N [height][width], M [K][K], P [height][width].
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "banded_conv2d.cuh"
+#include "patch_conv2d.cuh"
 #include "convlab/ceil_div.hpp"
 #include "convlab/lab08_config.hpp"
 #include "convlab/lab_api.cuh"
@@ -23,6 +26,9 @@ namespace {
 
 /// The mask's band fragments, rewritten by every call (the mask may change between calls).
 __device__ uint4 g_band_fragments[band_fragment_count(kMaxMaskWidth)];
+
+/// The mask's patch fragments (step 3 from kPatchMinMask), rewritten by every call.
+__device__ uint4 g_patch_fragments[patch_table_count(kMaxMaskWidth)];
 
 /// Dynamic shared memory of step 3's (tf32x3) or step 4's (tf32_bf16) block for mask width k.
 template <Precision Arith>
@@ -68,6 +74,34 @@ void launch(const Conv2dArgs& a) {
   }
 }
 
+/// Step 3 on patches: the fragment table, then the kernel of C column groups with F floats per load.
+template <int C, int F>
+void launch_patches_loading(const Conv2dArgs& a) {
+  static const bool opted_in = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(patch_conv2d<C, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    patch_shared_bytes(kMaxMaskWidth)));
+    return true;
+  }();
+  (void)opted_in;
+  uint4* table = nullptr;
+  CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&table), g_patch_fragments));
+  patch_fragments<<<ceil_div(patch_table_count(a.mask_width), 128), 128>>>(a.M, a.mask_width, table);
+  CUDA_CHECK(cudaGetLastError());
+  const dim3 grid(ceil_div(a.width, kPatchTileCols), ceil_div(a.height, kPatchTileRows));
+  patch_conv2d<C, F><<<grid, kPatchThreads, patch_shared_bytes(a.mask_width)>>>(a.N, table, a.P, a.height, a.width,
+                                                                               a.mask_width);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+template <int C>
+void launch_patches(const Conv2dArgs& a) {
+  switch (band_copy_floats(a.mask_width, a.width)) {
+    case 4: return launch_patches_loading<C, 4>(a);
+    case 2: return launch_patches_loading<C, 2>(a);
+    default: return launch_patches_loading<C, 1>(a);
+  }
+}
+
 /// Refuses a mask outside [smallest, kMaxMaskWidth], naming the step and the widths it takes.
 void require_mask(const Conv2dArgs& a, const char* step, int smallest) {
   if (a.mask_width < smallest || a.mask_width > kMaxMaskWidth) {
@@ -80,13 +114,17 @@ void require_mask(const Conv2dArgs& a, const char* step, int smallest) {
 
 void conv2d_banded_tf32x3(const Conv2dArgs& a) {
   if (!kStep3Written) {
-    return not_implemented("lab08 step 3 (banded 3xTF32): write band_fragment and band_rows_tf32x3 in "
-                           "banded_conv2d.cuh, then set kStep3Written = true");
+    return not_implemented("lab08 step 3 (banded 3xTF32): write band_fragment, band_rows_tf32x3, patch_fragment "
+                           "and patch_pair_tf32x3 in banded_conv2d.cuh, then set kStep3Written = true");
   }
   require_mask(a, "lab08 step 3", kBandMinMask);
   require_tensor_cores();
-  if (band_steps(a.mask_width) == 2) return launch<Precision::tf32x3, 2>(a);
-  launch<Precision::tf32x3, 3>(a);
+  static_assert(patch_groups(kPatchMinMask) >= 4 && patch_groups(kMaxMaskWidth) == 5, "two patch kernels");
+  if (a.mask_width >= kPatchMinMask) {
+    return patch_groups(a.mask_width) == 4 ? launch_patches<4>(a) : launch_patches<5>(a);
+  }
+  static_assert(band_steps(kPatchMinMask - 1) == 2, "below the patches, the row band of two k-steps");
+  launch<Precision::tf32x3, 2>(a);
 }
 
 void conv2d_banded_tf32_bf16(const Conv2dArgs& a) {

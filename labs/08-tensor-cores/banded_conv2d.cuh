@@ -1,8 +1,9 @@
 /// @file banded_conv2d.cuh
 /// @brief Lab 08, steps 3 and 4: one image and a large mask (K ≥ 9) on tensor cores, as banded
 ///        GEMMs over image rows, in 3xTF32 (step 3) and with the small products in BF16 (step
-///        4, K ≥ 13). You write band_fragment and band_rows_tf32x3 (between the STEP 3 markers),
-///        then band_fragment_mixed and band_rows_tf32_bf16 (STEP 4); the kernels below are given.
+///        4, K ≥ 13). You write band_fragment, band_rows_tf32x3, patch_fragment and
+///        patch_pair_tf32x3 (between the STEP 3 markers), then band_fragment_mixed and
+///        band_rows_tf32_bf16 (STEP 4); the kernels below and in patch_conv2d.cuh are given.
 ///
 /// Idea:      mask row i turns every image row into a 1D convolution, and a 1D convolution of
 ///            8 outputs is a product with an 8-column band of a Toeplitz matrix:
@@ -20,10 +21,13 @@
 ///            its odd rows), and at input offset j the same 16 input rows are A of phase 0 at mask
 ///            row j and of phase 1 at mask row j − 1. One ldmatrix loads a whole fragment. Step 4:
 ///            two MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
-/// Achieves:  on an H200 at 8192², K = 17: step 3 0.677–0.682 ms, step 4 0.538–0.543 ms, lab 07
-///            0.734; K = 13: step 3 0.508–0.513, step 4 0.431–0.434, lab 07 0.447–0.448
+/// Achieves:  on an H200 at 8192², K = 17: the row band in 3xTF32 0.677–0.682 ms, step 4
+///            0.538–0.543 ms, lab 07 0.734; K = 13: 0.508–0.513, 0.431–0.434, lab 07 0.447–0.448
 ///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
-///            MMAs, useful fraction and error bounds.
+///            MMAs, useful fraction and error bounds. Step 3 runs the row band at K = 9 only:
+///            from kPatchMinMask it gives an MMA's 8 columns to a 2 × 4 patch of outputs, whose
+///            window wastes less of each MMA (patch_conv2d.cuh; you write its patch_fragment and
+///            patch_pair_tf32x3 in STEP 3 too).
 ///
 /// Shapes: N [height][width], M [K][K], P [height][width]; the band fragments [K][8S + 3] (one per
 /// j0 = 8s + t − g, band_fragment_span) in global memory and copied into each block's shared
@@ -46,7 +50,7 @@
 namespace convlab::lab08 {
 
 // ==== BEGIN STEP 3: banded 3xTF32 ====
-inline constexpr bool kStep3Written = false;  // TODO(step 3): true once band_fragment and band_rows_tf32x3 are written
+inline constexpr bool kStep3Written = false;  // TODO(step 3): true once band_fragment, band_rows_tf32x3, patch_fragment and patch_pair_tf32x3 are written
 
 /// The B fragment of mask row `taps` (K of them) for the lanes whose band entries are j0 and
 /// j0 + 4 (lane (g, t) at k-step s: j0 = 8s + t − g; mma_tf32.cuh's b0 = B_s[t][g] = taps[j0],
@@ -65,16 +69,15 @@ __device__ __forceinline__ uint4 band_fragment(const float* taps, int K, int j0)
 /// row j − 1 (b1, acc1; P = 1 leaves both alone). `big` and `small` are this lane's ldmatrix
 /// addresses (ldmatrix.cuh) of column group 0 of A at offset j, in the input tile's two parts;
 /// column group q is 32·q bytes on. Tile nb at k-step s multiplies group nb + s by b[s]
-/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb. TG tiles at a time (1
-/// or 2). HALF (band_last_step_half): the last k-step's k ≥ 4 are all zero, so its products run
-/// as mma_tf32_k4 on the fragments' first halves (A's a0, a1; B's b0).
+/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb. One tile at a time.
+/// Step 3 runs the row band at K = 9 (S = 2); from kPatchMinMask, patches (below).
 ///
 /// Per tile and phase, its S k-steps and three products each (big·big from zero first, then the
 /// small ones) accumulate on the tensor cores into `part`, which is then added to acc in float32
 /// (round to nearest): the tensor cores' truncating accumulation sees only 3·S MMAs, so its error
-/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The phases' and tiles'
-/// chains are independent, so one runs while another waits for its last MMA.
-template <int S, int NB, int P, int TG, bool HALF>
+/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The phases' chains are
+/// independent, so one runs while the other waits for its last MMA.
+template <int S, int NB, int P>
 __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, const uint4 (&b0)[S],
                                                  const uint4 (&b1)[S], float (&acc0)[NB][4], float (&acc1)[NB][4]) {
   // TODO(step 3): column group q's A in both parts: load_a_fragment(a, big + 32q) and
@@ -84,9 +87,44 @@ __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, c
   //               every s the two small products (a_small · b big, a_big · b small) and, for
   //               s > 0, the big·big one; then acc0[nb][e] += part (and acc1 for phase 1).
   //               Interleave the two phases' MMAs (part[P][4]): one chain runs while the other
-  //               waits. TG tiles at a time: load groups nb + S − 1 .. nb + S + TG − 2 as tiles
-  //               nb .. nb + TG − 1 start. HALF: the last k-step's three products as mma_tf32_k4
-  //               (A's a0, a1; B's .x or .z), its k ≥ 4 being all zero.
+  //               waits. Keep a window of S groups: load group nb + S − 1 as tile nb starts.
+  (void)big, (void)small, (void)b0, (void)b1, (void)acc0, (void)acc1;
+}
+
+/// Step 3 on patches (patch_conv2d.cuh; the layout step 3 runs from K = kPatchMinMask): the
+/// table's entry for mask rows i and i + 1 at column j, split: {w(i, j) big, w(i + 1, j) big,
+/// w(i, j) small, w(i + 1, j) small}, 0 outside the mask. Lane (g, t) at row pair p and column
+/// group c takes the entry i = 2p − oy, j = 4c + t − ox (oy = g / 4, ox = g % 4): its b0 =
+/// B[k = t][n = g] = M[2p − oy][4c + t − ox] and b1 = B[t + 4][g], one mask row down.
+__device__ __forceinline__ uint4 patch_fragment(const float* M, int K, int i, int j) {
+  // TODO(step 3): the taps M[i][j] and M[i + 1][j] (row-major, K × K), each 0 outside
+  //               0 ≤ row < K, 0 ≤ j < K, split with split_tf32; return
+  //               {w(i, j) big, w(i + 1, j) big, w(i, j) small, w(i + 1, j) small}.
+  (void)M, (void)K, (void)i, (void)j;
+  return make_uint4(0, 0, 0, 0);
+}
+
+/// Step 3 on patches: one row-pair offset j for the warp's NB strips (16 patches × 8 outputs
+/// each) in PH phases (1 or 2), 3xTF32: phase 0 multiplies by row pair j (fragments b0, into
+/// acc0), phase 1 by row pair j − 1 (b1, acc1; PH = 1 leaves both alone). `big` and `small` are
+/// this lane's ldmatrix addresses of column group 0 of A at offset j in the tile's two parts;
+/// group q is 16·q bytes on (4 floats). Strip nb at column group c multiplies group nb + c by
+/// b[c] (patch_fragment of pair p, group c), one strip at a time.
+///
+/// Per strip and phase, its C groups' three products each (big·big from zero first, then the
+/// small ones) chain on the tensor cores into `part`, then added to acc in float32: the chain
+/// spans two mask rows, 3·C ≤ 15 MMAs (docs/design.md, Tolerance).
+template <int C, int NB, int PH>
+__device__ __forceinline__ void patch_pair_tf32x3(unsigned big, unsigned small, const uint4 (&b0)[C],
+                                                  const uint4 (&b1)[C], float (&acc0)[NB][4], float (&acc1)[NB][4]) {
+  // TODO(step 3): band_rows_tf32x3's loop over this layout. Column group q's A in both parts:
+  //               load_a_fragment(a, big + 16q) and load_a_fragment(a, small + 16q). Strip nb
+  //               multiplies group nb + c by phase p's fragment of column group c (b0[c] for
+  //               p = 0, b1[c] for p = 1): per phase, `part` from zero with the big·big product
+  //               of c = 0, then for every c the two small products (a_small · b big, a_big · b
+  //               small) and, for c > 0, the big·big one; then acc0[nb][e] += part (and acc1 for
+  //               phase 1). Interleave the two phases' MMAs as in band_rows_tf32x3, and keep a
+  //               window of C groups: load group nb + C − 1 as strip nb starts.
   (void)big, (void)small, (void)b0, (void)b1, (void)acc0, (void)acc1;
 }
 // ==== END STEP 3 ====
@@ -120,9 +158,11 @@ __device__ __forceinline__ uint4 band_fragment_mixed(const float* taps, int K, i
 /// address (lanes 0–15: rows a_row, column 0) of the input tile's x_small in BF16, two columns per
 /// word: word 4q + t holds columns 8q + t and 8q + t + 4, so column group q is 16·q bytes on.
 /// Group q's BF16 A: a0 and a1 from its TF32 registers (rows g and g + 8: columns t, t + 4),
-/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments. TG and
-/// HALF as in step 3; with HALF the last k-step's BF16 products pair column t of x_big and of
-/// x_small in one mma_bf16_k8 (k = 2t: x_big · w_small, 2t + 1: x_small · w_big).
+/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments. TG tiles
+/// at a time (1 or 2), each with its own chains. HALF (band_last_step_half, K = 10 to 13): an
+/// 8-column tile reads K + 7 ≤ 20 input columns, so the last k-step's k ≥ 4 are all zero: its
+/// TF32 product runs as mma_tf32_k4 (A's a0, a1; B's .x) and its BF16 products pair column t of
+/// x_big and of x_small in one mma_bf16_k8 (k = 2t: x_big · w_small, 2t + 1: x_small · w_big).
 ///
 /// Per tile and phase, its 2·S MMAs (the small products first, from zero) chain into `part`,
 /// added to acc in float32 as in step 3.
@@ -136,10 +176,12 @@ __device__ __forceinline__ void band_rows_tf32_bf16(unsigned big, unsigned small
   //               a1 = pack_bf16x2 of a1 and a3 (row g + 8), a2 and a3 from
   //               load_a_half(a2, a3, small2 + 16q). Tile nb at k-step s, per phase: mma_bf16 of
   //               group nb + s with the fragment's .z, .w (from zero at s = 0), then mma_tf32 of
-  //               its TF32 A with .x, .y, both into `part`; then acc[nb][e] += part[e]. TG and
-  //               HALF as in step 3; with HALF the last k-step's BF16 products pair column t of
-  //               x_big and of x_small (the low halves of a0 and a2, of a1 and a3; of .z and .w:
-  //               __byte_perm(lo, hi, 0x5410)) in one mma_bf16_k8, and its TF32 one is mma_tf32_k4.
+  //               its TF32 A with .x, .y, both into `part`; then acc[nb][e] += part[e]. TG
+  //               tiles at a time, each with its own chains: load groups nb + S − 1 ..
+  //               nb + S + TG − 2 as tiles nb .. nb + TG − 1 start. With HALF the last k-step's
+  //               BF16 products pair column t of x_big and of x_small (the low halves of a0 and
+  //               a2, of a1 and a3; of .z and .w: __byte_perm(lo, hi, 0x5410)) in one
+  //               mma_bf16_k8, and its TF32 one is mma_tf32_k4 (A's a0, a1; B's .x).
   (void)big, (void)small2, (void)b0, (void)b1, (void)acc0, (void)acc1;
 }
 // ==== END STEP 4 ====
@@ -177,10 +219,9 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 ///                                  8q + t and 8q + t + 4 (band_rows_tf32_bf16's k order)
 ///   frags_s [K][8S + 3]            the band fragments, a copy of `frags`
 ///
-/// HALF = band_last_step_half(K) (K = 10 to 13): the last k-step at half depth. TG tiles at a
-/// time: two, and one offset per loop trip, except step 3 at K = 9 and 14 to 17, which takes one
-/// tile and two offsets per trip (each measured fastest where it runs, on an H200:
-/// results/bench/nvidia-h200/lab08.md).
+/// HALF = band_last_step_half(K) (K = 10 to 13): step 4's last k-step at half depth. TG tiles at
+/// a time: step 4 two, and one offset per loop trip; step 3 (K = 9 here) one tile and two offsets
+/// per trip (each measured fastest where it ran, on an H200: results/bench/nvidia-h200/lab08.md).
 template <Precision Arith, int S, int F, bool HALF>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
@@ -193,6 +234,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   constexpr bool STEP3 = Arith == Precision::tf32x3;
   constexpr int TG = STEP3 && !HALF ? 1 : 2;  // tiles at a time (measured fastest: the kernel's comment)
   static_assert(!HALF || S == 3, "a half last k-step needs K = 10 .. 13: three k-steps");
+  static_assert(!STEP3 || (S == 2 && !HALF), "step 3 runs the row band at K = 9 only (kPatchMinMask)");
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(STEP3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
   static_assert(COLS % kMmaK == 0 && LD % 4 == 0 && LDP % 4 == 0, "whole column groups, 16-byte stores");
@@ -288,7 +330,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
     unsigned big, x;
     a_at(j, big, x);
     if constexpr (STEP3) {
-      band_rows_tf32x3<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
+      band_rows_tf32x3<S, NB, PH>(big, x, b0, b1, acc0, acc[1]);
     } else {
       band_rows_tf32_bf16<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
     }

@@ -20,10 +20,13 @@
 ///            its odd rows), and at input offset j the same 16 input rows are A of phase 0 at mask
 ///            row j and of phase 1 at mask row j − 1. One ldmatrix loads a whole fragment. Step 4:
 ///            two MMAs per k-step instead of three, spending BF16's 8 bits where 8 bits suffice.
-/// Achieves:  on an H200 at 8192², K = 17: step 3 0.677–0.682 ms, step 4 0.538–0.543 ms, lab 07
-///            0.734; K = 13: step 3 0.508–0.513, step 4 0.431–0.434, lab 07 0.447–0.448
+/// Achieves:  on an H200 at 8192², K = 17: the row band in 3xTF32 0.677–0.682 ms, step 4
+///            0.538–0.543 ms, lab 07 0.734; K = 13: 0.508–0.513, 0.431–0.434, lab 07 0.447–0.448
 ///            (results/bench/nvidia-h200/lab08.md); `grader analyze --lab lab08` gives their
-///            MMAs, useful fraction and error bounds.
+///            MMAs, useful fraction and error bounds. Step 3 runs the row band at K = 9 only:
+///            from kPatchMinMask it gives an MMA's 8 columns to a 2 × 4 patch of outputs, whose
+///            window wastes less of each MMA (patch_conv2d.cuh; you write its patch_fragment and
+///            patch_pair_tf32x3 in STEP 3 too).
 ///
 /// Shapes: N [height][width], M [K][K], P [height][width]; the band fragments [K][8S + 3] (one per
 /// j0 = 8s + t − g, band_fragment_span) in global memory and copied into each block's shared
@@ -46,7 +49,7 @@
 namespace convlab::lab08 {
 
 // ==== BEGIN STEP 3: banded 3xTF32 ====
-inline constexpr bool kStep3Written = true;  // true once band_fragment and band_rows_tf32x3 are written
+inline constexpr bool kStep3Written = true;  // true once band_fragment, band_rows_tf32x3, patch_fragment and patch_pair_tf32x3 are written
 
 /// The B fragment of mask row `taps` (K of them) for the lanes whose band entries are j0 and
 /// j0 + 4 (lane (g, t) at k-step s: j0 = 8s + t − g; mma_tf32.cuh's b0 = B_s[t][g] = taps[j0],
@@ -65,20 +68,18 @@ __device__ __forceinline__ uint4 band_fragment(const float* taps, int K, int j0)
 /// row j − 1 (b1, acc1; P = 1 leaves both alone). `big` and `small` are this lane's ldmatrix
 /// addresses (ldmatrix.cuh) of column group 0 of A at offset j, in the input tile's two parts;
 /// column group q is 32·q bytes on. Tile nb at k-step s multiplies group nb + s by b[s]
-/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb. TG tiles at a time (1
-/// or 2). HALF (band_last_step_half): the last k-step's k ≥ 4 are all zero, so its products run
-/// as mma_tf32_k4 on the fragments' first halves (A's a0, a1; B's b0).
+/// (band_fragment of that k-step); acc[nb][e]: D's register e of tile nb. One tile at a time.
+/// Step 3 runs the row band at K = 9 (S = 2); from kPatchMinMask, patches (below).
 ///
 /// Per tile and phase, its S k-steps and three products each (big·big from zero first, then the
 /// small ones) accumulate on the tensor cores into `part`, which is then added to acc in float32
 /// (round to nearest): the tensor cores' truncating accumulation sees only 3·S MMAs, so its error
-/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The phases' and tiles'
-/// chains are independent, so one runs while another waits for its last MMA.
-template <int S, int NB, int P, int TG, bool HALF>
+/// stays a few units of roundoff per mask row (docs/design.md, Tolerance). The phases' chains are
+/// independent, so one runs while the other waits for its last MMA.
+template <int S, int NB, int P>
 __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, const uint4 (&b0)[S],
                                                  const uint4 (&b1)[S], float (&acc0)[NB][4], float (&acc1)[NB][4]) {
   static_assert(P == 1 || P == 2, "one phase or both");
-  static_assert(NB % TG == 0, "whole groups of tiles");
   auto b = [&](int p, int s) -> const uint4& { return p == 0 ? b0[s] : b1[s]; };  // phase p's fragment
   unsigned a_big[NB + S - 1][4], a_small[NB + S - 1][4];  // [q][e]: column group q, A's register e
   auto load_group = [&](int q) {
@@ -90,9 +91,7 @@ __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, c
   auto product = [&](float (&part)[4], int m, int q, int p, int s) {
     const unsigned(&a)[4] = m == 1 ? a_small[q] : a_big[q];
     const unsigned w0 = m == 2 ? b(p, s).z : b(p, s).x, w1 = m == 2 ? b(p, s).w : b(p, s).y;
-    if (HALF && s == S - 1) {
-      mma_tf32_k4(part, a[0], a[1], w0);
-    } else if (m == 0 && s == 0) {
+    if (m == 0 && s == 0) {
       mma_tf32_from_zero(part, a, w0, w1);
     } else {
       mma_tf32(part, a, w0, w1);
@@ -101,28 +100,87 @@ __device__ __forceinline__ void band_rows_tf32x3(unsigned big, unsigned small, c
 #pragma unroll
   for (int q = 0; q < S - 1; ++q) load_group(q);
 #pragma unroll
-  for (int nb = 0; nb < NB; nb += TG) {
-#pragma unroll
-    for (int u = 0; u < TG; ++u) load_group(nb + u + S - 1);  // the window: groups nb .. nb + TG + S − 2
-    float part[P][TG][4];
+  for (int nb = 0; nb < NB; ++nb) {
+    load_group(nb + S - 1);  // the window: groups nb .. nb + S − 1
+    float part[P][4];
 #pragma unroll
     for (int s = 0; s < S; ++s) {
 #pragma unroll
-      for (int m = 0; m < 3; ++m) {  // each product of every chain before the next product of any
+      for (int m = 0; m < 3; ++m) {  // each product of both chains before the next product of either
 #pragma unroll
-        for (int p = 0; p < P; ++p) {
-#pragma unroll
-          for (int u = 0; u < TG; ++u) product(part[p][u], m, nb + u + s, p, s);
-        }
+        for (int p = 0; p < P; ++p) product(part[p], m, nb + s, p, s);
       }
     }
 #pragma unroll
-    for (int u = 0; u < TG; ++u) {
+    for (int e = 0; e < 4; ++e) {
+      acc0[nb][e] += part[0][e];
+      if constexpr (P == 2) acc1[nb][e] += part[P - 1][e];
+    }
+  }
+}
+
+/// Step 3 on patches (patch_conv2d.cuh; the layout step 3 runs from K = kPatchMinMask): the
+/// table's entry for mask rows i and i + 1 at column j, split: {w(i, j) big, w(i + 1, j) big,
+/// w(i, j) small, w(i + 1, j) small}, 0 outside the mask. Lane (g, t) at row pair p and column
+/// group c takes the entry i = 2p − oy, j = 4c + t − ox (oy = g / 4, ox = g % 4): its b0 =
+/// B[k = t][n = g] = M[2p − oy][4c + t − ox] and b1 = B[t + 4][g], one mask row down.
+__device__ __forceinline__ uint4 patch_fragment(const float* M, int K, int i, int j) {
+  auto tap = [&](int row) { return row >= 0 && row < K && j >= 0 && j < K ? M[row * K + j] : 0.0f; };
+  unsigned b0_big, b0_small, b1_big, b1_small;
+  split_tf32(tap(i), b0_big, b0_small);
+  split_tf32(tap(i + 1), b1_big, b1_small);
+  return make_uint4(b0_big, b1_big, b0_small, b1_small);
+}
+
+/// Step 3 on patches: one row-pair offset j for the warp's NB strips (16 patches × 8 outputs
+/// each) in PH phases (1 or 2), 3xTF32: phase 0 multiplies by row pair j (fragments b0, into
+/// acc0), phase 1 by row pair j − 1 (b1, acc1; PH = 1 leaves both alone). `big` and `small` are
+/// this lane's ldmatrix addresses of column group 0 of A at offset j in the tile's two parts;
+/// group q is 16·q bytes on (4 floats). Strip nb at column group c multiplies group nb + c by
+/// b[c] (patch_fragment of pair p, group c), one strip at a time.
+///
+/// Per strip and phase, its C groups' three products each (big·big from zero first, then the
+/// small ones) chain on the tensor cores into `part`, then added to acc in float32: the chain
+/// spans two mask rows, 3·C ≤ 15 MMAs (docs/design.md, Tolerance).
+template <int C, int NB, int PH>
+__device__ __forceinline__ void patch_pair_tf32x3(unsigned big, unsigned small, const uint4 (&b0)[C],
+                                                  const uint4 (&b1)[C], float (&acc0)[NB][4], float (&acc1)[NB][4]) {
+  static_assert(PH == 1 || PH == 2, "one phase or both");
+  auto b = [&](int p, int c) -> const uint4& { return p == 0 ? b0[c] : b1[c]; };  // phase p's fragment
+  unsigned a_big[NB + C - 1][4], a_small[NB + C - 1][4];  // [q][e]: column group q, A's register e
+  auto load_group = [&](int q) {
+    load_a_fragment(a_big[q], big + 16 * q);
+    load_a_fragment(a_small[q], small + 16 * q);
+  };
+  // part += product m (0: big·big, from zero at c = 0; 1: small·big; 2: big·small) of group q
+  // with phase p's fragment of column group c
+  auto product = [&](float (&part)[4], int m, int q, int p, int c) {
+    const unsigned(&a)[4] = m == 1 ? a_small[q] : a_big[q];
+    const unsigned w0 = m == 2 ? b(p, c).z : b(p, c).x, w1 = m == 2 ? b(p, c).w : b(p, c).y;
+    if (m == 0 && c == 0) {
+      mma_tf32_from_zero(part, a, w0, w1);
+    } else {
+      mma_tf32(part, a, w0, w1);
+    }
+  };
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        acc0[nb + u][e] += part[0][u][e];
-        if constexpr (P == 2) acc1[nb + u][e] += part[P - 1][u][e];
+  for (int q = 0; q < C - 1; ++q) load_group(q);
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb) {
+    load_group(nb + C - 1);  // the window: groups nb .. nb + C − 1
+    float part[PH][4];
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+#pragma unroll
+      for (int m = 0; m < 3; ++m) {  // each product of both chains before the next product of either
+#pragma unroll
+        for (int p = 0; p < PH; ++p) product(part[p], m, nb + c, p, c);
       }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      acc0[nb][e] += part[0][e];
+      if constexpr (PH == 2) acc1[nb][e] += part[PH - 1][e];
     }
   }
 }
@@ -156,9 +214,11 @@ __device__ __forceinline__ uint4 band_fragment_mixed(const float* taps, int K, i
 /// address (lanes 0–15: rows a_row, column 0) of the input tile's x_small in BF16, two columns per
 /// word: word 4q + t holds columns 8q + t and 8q + t + 4, so column group q is 16·q bytes on.
 /// Group q's BF16 A: a0 and a1 from its TF32 registers (rows g and g + 8: columns t, t + 4),
-/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments. TG and
-/// HALF as in step 3; with HALF the last k-step's BF16 products pair column t of x_big and of
-/// x_small in one mma_bf16_k8 (k = 2t: x_big · w_small, 2t + 1: x_small · w_big).
+/// a2 and a3 from small2 (load_a_half). b0[s], b1[s]: band_fragment_mixed's fragments. TG tiles
+/// at a time (1 or 2), each with its own chains. HALF (band_last_step_half, K = 10 to 13): an
+/// 8-column tile reads K + 7 ≤ 20 input columns, so the last k-step's k ≥ 4 are all zero: its
+/// TF32 product runs as mma_tf32_k4 (A's a0, a1; B's .x) and its BF16 products pair column t of
+/// x_big and of x_small in one mma_bf16_k8 (k = 2t: x_big · w_small, 2t + 1: x_small · w_big).
 ///
 /// Per tile and phase, its 2·S MMAs (the small products first, from zero) chain into `part`,
 /// added to acc in float32 as in step 3.
@@ -261,10 +321,9 @@ __global__ void band_fragments(const float* __restrict__ M, int K, uint4* __rest
 ///                                  8q + t and 8q + t + 4 (band_rows_tf32_bf16's k order)
 ///   frags_s [K][8S + 3]            the band fragments, a copy of `frags`
 ///
-/// HALF = band_last_step_half(K) (K = 10 to 13): the last k-step at half depth. TG tiles at a
-/// time: two, and one offset per loop trip, except step 3 at K = 9 and 14 to 17, which takes one
-/// tile and two offsets per trip (each measured fastest where it runs, on an H200:
-/// results/bench/nvidia-h200/lab08.md).
+/// HALF = band_last_step_half(K) (K = 10 to 13): step 4's last k-step at half depth. TG tiles at
+/// a time: step 4 two, and one offset per loop trip; step 3 (K = 9 here) one tile and two offsets
+/// per trip (each measured fastest where it ran, on an H200: results/bench/nvidia-h200/lab08.md).
 template <Precision Arith, int S, int F, bool HALF>
 __global__ void __launch_bounds__(kBandThreads, kMinBlocks)
 banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, float* __restrict__ P, int height,
@@ -277,6 +336,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
   constexpr bool STEP3 = Arith == Precision::tf32x3;
   constexpr int TG = STEP3 && !HALF ? 1 : 2;  // tiles at a time (measured fastest: the kernel's comment)
   static_assert(!HALF || S == 3, "a half last k-step needs K = 10 .. 13: three k-steps");
+  static_assert(!STEP3 || (S == 2 && !HALF), "step 3 runs the row band at K = 9 only (kPatchMinMask)");
   static_assert(S >= 2 && S <= 3, "K = 9 .. 17: bands of 2 or 3 k-steps");
   static_assert(STEP3 || Arith == Precision::tf32_bf16, "steps 3 and 4");
   static_assert(COLS % kMmaK == 0 && LD % 4 == 0 && LDP % 4 == 0, "whole column groups, 16-byte stores");
@@ -372,7 +432,7 @@ banded_conv2d(const float* __restrict__ N, const uint4* __restrict__ frags, floa
     unsigned big, x;
     a_at(j, big, x);
     if constexpr (STEP3) {
-      band_rows_tf32x3<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
+      band_rows_tf32x3<S, NB, PH>(big, x, b0, b1, acc0, acc[1]);
     } else {
       band_rows_tf32_bf16<S, NB, PH, TG, HALF>(big, x, b0, b1, acc0, acc[1]);
     }

@@ -143,13 +143,16 @@ TEST_CASE("grader cli: analyze --lab lab08 prints both steps' MMAs and error bou
   CHECK_THAT(r.output, Catch::Contains("lack a positive copy, FMA or TF32 mma.sync rate"));
 }
 
-TEST_CASE("grader cli: analyze --lab lab08 on an image prints step 3's band, MMAs and error bound, and refuses K < 9",
+TEST_CASE("grader cli: analyze --lab lab08 on an image prints step 3's layout, MMAs and error bound, and refuses K < 9",
           "[grader][cli][lab08]") {
   ProcessResult r = grader({"analyze", "--lab", "lab08", "--height", "8192", "--width", "8192", "--mask", "17"});
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.output, Catch::Contains("17/24 = 70.8% of each MMA"));
-  CHECK_THAT(r.output, Catch::Contains("80216064 MMAs"));
+  CHECK_THAT(r.output, Catch::Contains("2x4 output patches"));
+  CHECK_THAT(r.output, Catch::Contains("= 80.3% of the products are the mask's"));  // 289·8/(64·9·5)
+  CHECK_THAT(r.output, Catch::Contains("17/24 = 70.8% of each MMA"));              // the row band's, beside it
+  CHECK_THAT(r.output, Catch::Contains("70778880 MMAs"));
+  CHECK_THAT(r.output, Catch::Contains("the row band's would be 80216064"));
   CHECK_THAT(r.output, Catch::Contains("FP32-accurate"));
   r = grader({"analyze", "--lab", "lab08", "--height", "64", "--width", "64", "--mask", "7"});
   CHECK(r.exit_code == kUsageError);
@@ -159,8 +162,8 @@ TEST_CASE("grader cli: analyze --lab lab08 on an image prints step 3's band, MMA
   CHECK_THAT(r.output, Catch::Contains("no split-K"));
 }
 
-TEST_CASE("grader cli: analyze --lab lab08 at K = 13 times the half k-step's m16n8k4s at the bench run's rate, and "
-          "says so when the run measured none",
+TEST_CASE("grader cli: analyze --lab lab08 at K = 13 times step 4's half k-step m16n8k4s at the bench run's rate, "
+          "and says so when the run measured none",
           "[grader][cli][lab08]") {
   testing::TempDir dir("convlab-cli-lab08-k4");
   const fs::path bench = dir.path() / "bench.json";
@@ -172,7 +175,7 @@ TEST_CASE("grader cli: analyze --lab lab08 at K = 13 times the half k-step's m16
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("13/20 = 65.0% of the products are the mask's (13/24 = 54.2% with whole k-steps)"));
-  CHECK_THAT(r.output, Catch::Contains("40894464 m16n8k8, 20447232 m16n8k4"));
+  CHECK_THAT(r.output, Catch::Contains("44040192 MMAs (m16n8k8, 3 per k-step; the row band's would be 61341696)"));
   CHECK_THAT(r.output, Catch::Contains("m16n8k4 200 TFLOP/s"));
   CHECK_THAT(r.output, !Catch::Contains("no m16n8k4 rate"));
   std::vector<std::string> json_args = args;
@@ -180,9 +183,15 @@ TEST_CASE("grader cli: analyze --lab lab08 at K = 13 times the half k-step's m16
   r = grader(json_args);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.output);
-  // 40,894,464 m16n8k8 of 2048 flops at 300 TFLOP/s and 20,447,232 m16n8k4 of 1024 at 200.
-  CHECK(j.at("bounds_ms").at("own").get<double>() == Approx(1e3 * (40894464.0 * 2048 / 3e14 + 20447232.0 * 1024 / 2e14)));
-  CHECK(j.at("half_mmas").get<long long>() == 20447232);
+  // Step 3 on patches: 44,040,192 m16n8k8 of 2048 flops at 300 TFLOP/s. Step 4 on the row band:
+  // 27,262,976 whole MMAs at the m16n8k8 instruction rate and 13,631,488 half ones at m16n8k4's.
+  CHECK(j.at("layout") == "patches");
+  CHECK(j.at("bounds_ms").at("own").get<double>() == Approx(1e3 * 44040192.0 * 2048 / 3e14));
+  CHECK(j.at("half_mmas").get<long long>() == 0);
+  CHECK(j.at("row_band_half_mmas").get<long long>() == 20447232);
+  CHECK(j.at("step4").at("half_mmas").get<long long>() == 13631488);
+  CHECK(j.at("step4").at("bounds_ms").at("own").get<double>() ==
+        Approx(1e3 * (27262976.0 * 2048 / 3e14 + 13631488.0 * 1024 / 2e14)));
 
   testing::write_test_file(bench, R"({"ceilings": {"copy_bytes_per_s": 3e12, "fma_flops_per_s": 6e13, "tf32_mma_flops_per_s": 3e14}})");
   r = grader(args);

@@ -2,7 +2,7 @@
 // banded_conv2d.cuh steps 3 and 4, wgmma_gemm.cuh steps 5 and 6, tf32_wgmma_gemm.cuh step 7, with
 // the same titles in both folders, and each is the same code outside them; the given files (layer_tiles.cuh, nhwc_tiles.cuh,
 // kernel_overlap.cuh, weight_order.cuh, mma_tf32.cuh, mma_bf16.cuh, ldmatrix.cuh, wgmma_tf32.cuh,
-// wgmma_bf16.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
+// wgmma_bf16.cuh, patch_conv2d.cuh, the launchers tensor_cores.cu and banded_conv2d.cu) are the solution's code; the
 // stub marks every step unwritten and the solution none. The GPU test
 // (tests/gpu/gpu_test_lab08.cpp) builds and grades the stub with the steps spliced in.
 #include <catch2/catch.hpp>
@@ -71,7 +71,7 @@ TEST_CASE("lab08 skeleton: outside the step markers the stub is the solution's c
   }
   for (const char* given :
        {"layer_tiles.cuh", "nhwc_tiles.cuh", "tma_feed.cuh", "kernel_overlap.cuh", "weight_order.cuh", "mma_tf32.cuh", "mma_bf16.cuh",
-        "ldmatrix.cuh", "wgmma_tf32.cuh", "wgmma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu"}) {
+        "ldmatrix.cuh", "wgmma_tf32.cuh", "wgmma_bf16.cuh", "tensor_cores.cu", "banded_conv2d.cu", "patch_conv2d.cuh"}) {
     INFO(given);
     CHECK(code_of(read(kLab / given), given) == code_of(read(kSolution / given), given));
   }

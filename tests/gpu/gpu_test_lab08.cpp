@@ -345,7 +345,7 @@ TEST_CASE("gpu: the lab08 stubs fail each step with a message naming the step an
   const std::map<std::string, std::string> step_of{
       {"tf32", "lab08 step 1 (TF32 fragments and MMAs): write mma_step_tf32"},
       {"tf32x3", "lab08 step 2 (3xTF32): write split_tf32 and mma_step_tf32x3"},
-      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment and band_rows_tf32x3"},
+      {"banded_tf32x3", "lab08 step 3 (banded 3xTF32): write band_fragment, band_rows_tf32x3, patch_fragment"},
       {"banded_tf32_bf16", "lab08 step 4 (small products in BF16): write band_fragment_mixed and band_rows_tf32_bf16"},
       {"tf32x3_wgmma", "lab08 step 5 (3xTF32 on wgmma): write split_into_planes and wgmma_step_tf32x3"},
       {"tf32_bf16_wgmma",

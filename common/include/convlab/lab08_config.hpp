@@ -334,6 +334,63 @@ constexpr int band_shared_bytes(int k) {
 }
 static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "ldmatrix rows on 32 banks");
 
+// ---- Step 3 on 2 × 4 output patches (patch_conv2d.cuh), the layout it runs from K = kPatchMinMask ----
+//
+// An MMA's 8 columns need not be 8 outputs of one row. As a patch of 2 rows × 4 columns
+// (n = 4·oy + ox), its k-step is a row pair × 4 columns of input (k = 4·ky + kx: rows 2p + ky,
+// columns 4c + kx of the patch's window), and B[k][n] = mask[2p + ky − oy][4c + kx − ox]. The
+// window of a patch is (K + 1) × (K + 3): patch_pairs(K) row pairs × patch_groups(K) column
+// groups, P·C k-steps for K rows' work where the row band takes K·band_depth(K)/8 — 28 against
+// 32.5 at K = 13 — and each MMA then does more of the mask's work (patch_useful_fraction). A's 16
+// rows are 16 patches down a 4-column strip; a warp's two phases are its even and its odd patch
+// rows, so that at row-pair offset j both read the same input rows (phase 0 at pair j, phase 1 at
+// pair j − 1), as the row band's phases do.
+
+/// The smallest mask step 3 runs on patches; below it the row band (measured on an H200:
+/// results/bench/nvidia-h200/lab08.md).
+inline constexpr int kPatchMinMask = 10;
+inline constexpr int kPatchWarpStrips = 4;  ///< 4-column MMA tiles (strips) across a warp
+inline constexpr int kPatchWarps = 8;       ///< warps across a block, one down
+inline constexpr int kPatchThreads = 32 * kPatchWarps;
+inline constexpr int kPatchTileRows = kBandPhases * kMmaM * 2;                 ///< a block's output rows: 16 patches of 2 rows, 2 phases
+inline constexpr int kPatchTileCols = kPatchWarps * kPatchWarpStrips * 4;      ///< and columns
+static_assert(kPatchTileRows == kBandTileRows && kPatchTileCols == kBandTileCols, "the row band's blocks: the same grid");
+
+/// Row pairs of a patch's window, ⌈(K + 1)/2⌉: mask rows 2p + ky − oy cover 0 .. K − 1.
+CONVLAB_HOST_DEVICE constexpr int patch_pairs(int k) { return (k + 2) / 2; }
+/// 4-column groups of a patch's window, ⌈(K + 3)/4⌉: mask columns 4c + kx − ox cover 0 .. K − 1.
+CONVLAB_HOST_DEVICE constexpr int patch_groups(int k) { return (k + 6) / 4; }
+/// The useful fraction of a patch's MMAs: 8 outputs × K² of every 64·P·C products (K = 13:
+/// 169/224, where the row band's is 13/20).
+constexpr double patch_useful_fraction(int k) {
+  return static_cast<double>(k) * k / (kMmaK * patch_pairs(k) * patch_groups(k));
+}
+/// Rows of a block's input tile: phase 1 at pair P reads tile rows up to 4·15 + 2 + 2(P − 1) + 1.
+CONVLAB_HOST_DEVICE constexpr int patch_tile_rows(int k) { return kPatchTileRows - 2 + 2 * patch_pairs(k); }
+/// Its columns: a warp's last strip's window ends 4·(C − 1) columns past the block's own.
+CONVLAB_HOST_DEVICE constexpr int patch_tile_cols(int groups) { return kPatchTileCols + 4 * (groups - 1); }
+/// The row pitch in floats: at least the columns, 4 past a multiple of 8 (ldmatrix rows on 32 banks).
+CONVLAB_HOST_DEVICE constexpr int patch_tile_pitch(int groups) {
+  return patch_tile_cols(groups) + (12 - patch_tile_cols(groups) % 8) % 8;
+}
+/// The tile's rows are kept by their remainder mod 4 (rows 4m + q, m = 0, 1, … consecutive), so
+/// that the 16 rows 4m + 2j + ky of an A fragment are 16 consecutive shared rows: ⌈rows/4⌉ each.
+CONVLAB_HOST_DEVICE constexpr int patch_quarter_rows(int k) { return (patch_tile_rows(k) + 3) / 4; }
+/// Width of the mask's fragment table: columns j = −3 .. 4C − 1 (j = 4c + t − ox).
+CONVLAB_HOST_DEVICE constexpr int patch_table_width(int groups) { return 4 * groups + 3; }
+/// Entries of the table, rows i = −1 .. 2P − 2 (i = 2p − oy), 16 bytes each: {w_big(i, j),
+/// w_big(i + 1, j), w_small(i, j), w_small(i + 1, j)}.
+CONVLAB_HOST_DEVICE constexpr int patch_table_count(int k) {
+  return 2 * patch_pairs(k) * patch_table_width(patch_groups(k));
+}
+/// Dynamic shared memory of a block: the input tile's big and small parts, 4 quarters each, and the table.
+constexpr int patch_shared_bytes(int k) {
+  return 2 * 4 * patch_quarter_rows(k) * patch_tile_pitch(patch_groups(k)) * 4 + patch_table_count(k) * 16;
+}
+static_assert(patch_tile_pitch(3) % 8 == 4 && patch_tile_pitch(4) % 8 == 4 && patch_tile_pitch(5) % 8 == 4,
+              "ldmatrix rows on 32 banks");
+static_assert(kMinBlocks * (patch_shared_bytes(kMaxMaskWidth) + 1024) <= 233'472, "two blocks an H100 or H200 SM");
+
 // ---- Step 4: step 3 with its two small products in BF16 (banded_conv2d.cuh) ----
 //
 // The big product stays TF32 (T MMAs of depth 8 per mask row and tile); the small products

@@ -35,6 +35,10 @@ long long inside(long long lo, long long len, long long size) {
 
 double banded_error_units(int mask_width) { return 20.0 + 18.0 + mask_width; }
 
+double patch_error_units(int mask_width) {
+  return 20.0 + 6.0 * lab08::patch_groups(mask_width) + lab08::patch_pairs(mask_width);
+}
+
 double banded_mixed_error_units(int mask_width) {
   return 132.0 + 4.0 * lab08::band_steps(mask_width) + mask_width;
 }
@@ -54,29 +58,40 @@ BandedAnalysis analyze_lab08_banded(int height, int width, int mask_width) {
   a.band_depth = lab08::band_depth(mask_width);
   a.useful_fraction = lab08::band_useful_fraction(mask_width);
   a.whole_steps_fraction = lab08::band_whole_steps_fraction(mask_width);
+  a.patches = mask_width >= lab08::kPatchMinMask;
+  a.patch_pairs = lab08::patch_pairs(mask_width);
+  a.patch_groups = lab08::patch_groups(mask_width);
+  a.patch_useful_fraction = lab08::patch_useful_fraction(mask_width);
   const long long rows = ceil_div_ll(height, lab08::kBandTileRows), cols = ceil_div_ll(width, lab08::kBandTileCols);
   a.blocks = rows * cols;
   constexpr long long kWarpTiles = lab08::kBandWarpsX * lab08::kBandWarpsY * lab08::kBandPhases * lab08::kBandWarpTiles;
-  // (tile, mask row, k-step) triples of the whole grid: 3 MMAs each in step 3, 2 in step 4; with
-  // the half step, those of each (tile, mask row)'s last k-step at half depth.
+  // The row band: (tile, mask row, k-step) triples of the whole grid, 3 MMAs each in step 3, 2 in
+  // step 4; with the half step, those of each (tile, mask row)'s last k-step at half depth.
   const long long tile_rows = a.blocks * kWarpTiles * mask_width;
   const long long tile_steps = tile_rows * a.band_steps;
-  a.mmas = 3 * tile_steps;
-  a.half_mmas = a.half_step ? 3 * tile_rows : 0;
+  a.row_band_mmas = 3 * tile_steps;
+  a.row_band_half_mmas = a.half_step ? 3 * tile_rows : 0;
   a.mixed_mmas = 2 * tile_steps;
   a.mixed_half_mmas = a.half_step ? 2 * tile_rows : 0;
+  // Patches: (warp, phase, strip, row pair, column group) of the whole grid, 3 MMAs each.
+  constexpr long long kWarpStrips = lab08::kPatchWarps * lab08::kBandPhases * lab08::kPatchWarpStrips;
+  const long long patch_mmas = 3 * a.blocks * kWarpStrips * a.patch_pairs * a.patch_groups;
+  a.mmas = a.patches ? patch_mmas : a.row_band_mmas;
+  a.half_mmas = a.patches ? 0 : a.row_band_half_mmas;
   a.mma_flops = kMmaFlops * static_cast<double>(a.mmas - a.half_mmas) + kHalfMmaFlops * static_cast<double>(a.half_mmas);
   const long long pixels = static_cast<long long>(height) * width;
   a.useful_fmas = pixels * mask_width * mask_width;
   // Each block's tile rows and columns inside the image (the rest are zeros, never read).
   const int r = (mask_width - 1) / 2;
-  const long long in_rows = lab08::kBandTileRows + mask_width - 1, in_cols = lab08::band_tile_cols(a.band_steps);
+  const long long in_rows = a.patches ? lab08::patch_tile_rows(mask_width) : lab08::kBandTileRows + mask_width - 1;
+  const long long in_cols =
+      a.patches ? lab08::patch_tile_cols(a.patch_groups) : lab08::band_tile_cols(a.band_steps);
   long long rows_in = 0, cols_in = 0;
   for (long long by = 0; by < rows; ++by) rows_in += inside(by * lab08::kBandTileRows - r, in_rows, height);
   for (long long bx = 0; bx < cols; ++bx) cols_in += inside(bx * lab08::kBandTileCols - r, in_cols, width);
   a.tile_loads = rows_in * cols_in;
   a.compulsory_bytes = kBytesPerFloat * 2.0 * static_cast<double>(pixels);
-  a.error_bound_units = banded_error_units(mask_width);
+  a.error_bound_units = a.patches ? patch_error_units(mask_width) : banded_error_units(mask_width);
   a.allowed_units = static_cast<double>(mask_width) * mask_width;
   a.fp32_ratio = a.error_bound_units / a.allowed_units;
   a.mixed_takes = mask_width >= lab08::kBandMixedMinMask;

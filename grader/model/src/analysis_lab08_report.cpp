@@ -12,9 +12,10 @@ bool have(const TensorCoreCeilings& c) {
   return c.copy_bytes_per_s > 0 && c.fma_flops_per_s > 0 && c.tf32_mma_flops_per_s > 0;
 }
 
-// What a bound of a band with the half k-step says when the ceilings lack the m16n8k4 rate.
-std::string without_k4_rate(const BandedAnalysis& a, const TensorCoreCeilings& c) {
-  if (!a.half_step || c.tf32_mma_k4_flops_per_s > 0) return "";
+// What a bound of MMAs some of which are at half depth (`half` of them) says when the ceilings
+// lack the m16n8k4 rate.
+std::string without_k4_rate(long long half, const TensorCoreCeilings& c) {
+  if (half == 0 || c.tf32_mma_k4_flops_per_s > 0) return "";
   return "\n                            (no m16n8k4 rate in those ceilings: the half k-steps' flops at m16n8k8's rate, "
          "a bound that is too low)";
 }
@@ -188,22 +189,32 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
   const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
   std::string out = fmt::format("lab 08 step 3 (banded_tf32x3) on a {}x{} image, K = {}{}\n", height, width, mask_width,
                                 in_parentheses(origin));
-  if (a.half_step) {
-    out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile, the last at half depth: "
-                       "{}/{} = {:.1f}% of the products are the mask's ({}/{} = {:.1f}% with whole k-steps)\n",
-                       a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction, mask_width, 8 * a.band_steps,
-                       100.0 * a.whole_steps_fraction);
+  const std::string row_band =
+      a.half_step ? fmt::format("{} k-steps of 8 per mask row and 8-column tile, the last at half depth: {}/{} = {:.1f}% of "
+                                "the products are the mask's ({}/{} = {:.1f}% with whole k-steps)",
+                                a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction, mask_width,
+                                8 * a.band_steps, 100.0 * a.whole_steps_fraction)
+                  : fmt::format("{} k-steps of 8 per mask row and 8-column tile: {}/{} = {:.1f}% of each MMA is the mask's",
+                                a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction);
+  if (a.patches) {
+    out += fmt::format("  layout                    2x4 output patches (K >= {}): {} row pairs x {} column groups of k-steps "
+                       "per 16x8 tile, {}·{}/(64·{}·{}) = {:.1f}% of the products are the mask's\n",
+                       lab08::kPatchMinMask, a.patch_pairs, a.patch_groups, mask_width * mask_width, lab08::kMmaK,
+                       a.patch_pairs, a.patch_groups, 100.0 * a.patch_useful_fraction);
+    out += fmt::format("  the row band (step 4's)   {}\n", row_band);
+    out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs (m16n8k8, 3 per k-step; the row band's "
+                       "would be {}), {:.4g} GFLOP on tensor cores for {:.4g} GFLOP of convolution\n",
+                       a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas, a.row_band_mmas, a.mma_flops / 1e9,
+                       2.0 * static_cast<double>(a.useful_fmas) / 1e9);
   } else {
-    out += fmt::format("  band                      {} k-steps of 8 per mask row and 8-column tile: {}/{} = {:.1f}% of each MMA "
-                       "is the mask's\n",
-                       a.band_steps, mask_width, a.band_depth, 100.0 * a.useful_fraction);
+    out += fmt::format("  layout                    the row band (K < {}): {}\n", lab08::kPatchMinMask, row_band);
+    out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs ({}), {:.4g} GFLOP on tensor cores for {:.4g} "
+                       "GFLOP of convolution\n",
+                       a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas,
+                       a.half_step ? fmt::format("3 per k-step: {} m16n8k8, {} m16n8k4", a.mmas - a.half_mmas, a.half_mmas)
+                                   : std::string("m16n8k8, 3 per k-step"),
+                       a.mma_flops / 1e9, 2.0 * static_cast<double>(a.useful_fmas) / 1e9);
   }
-  out += fmt::format("  work                      {} blocks of {}x{}; {} MMAs ({}), {:.4g} GFLOP on tensor cores for {:.4g} "
-                     "GFLOP of convolution\n",
-                     a.blocks, lab08::kBandTileRows, lab08::kBandTileCols, a.mmas,
-                     a.half_step ? fmt::format("3 per k-step: {} m16n8k8, {} m16n8k4", a.mmas - a.half_mmas, a.half_mmas)
-                                 : std::string("m16n8k8, 3 per k-step"),
-                     a.mma_flops / 1e9, 2.0 * static_cast<double>(a.useful_fmas) / 1e9);
   out += fmt::format("  global loads              {} floats of input tiles ({:.2f}x the image)\n", a.tile_loads,
                      static_cast<double>(a.tile_loads) / (static_cast<double>(height) * width));
   if (have(ceilings)) {
@@ -218,7 +229,7 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
     out += fmt::format("  bounds                    memory {:.4f} ms, FP32 FMA (lab 07's) {:.4f} ms, its MMAs at TF32 peak "
                        "{:.4f} ms{}{}\n",
                        1e3 * b.memory_s, 1e3 * b.fma_s, 1e3 * b.mma_s, in_parentheses(ceilings_origin),
-                       without_k4_rate(a, ceilings));
+                       without_k4_rate(a.half_mmas, ceilings));
   } else {
     out += "  bounds                    unknown: --ceilings BENCH_JSON (a grader bench run) gives them in ms\n";
   }
@@ -230,15 +241,17 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
                        lab08::kBandMixedMinMask, a.mixed_error_bound_units, a.allowed_units, mask_width);
     return out;
   }
-  out += fmt::format("lab 08 step 4 (banded_tf32_bf16), the same blocks and band\n");
-  out += fmt::format("  work                      {} MMAs (per k-step one TF32 m16n8k8 and one BF16 m16n8k16{}: {:.3g}x step 3's)\n",
+  out += fmt::format("lab 08 step 4 (banded_tf32_bf16), the same blocks, on the row band\n");
+  out += fmt::format("  work                      {} MMAs (per k-step one TF32 m16n8k8 and one BF16 m16n8k16{}: {:.3g}x the row "
+                     "band's in 3xTF32, {:.3g}x step 3's)\n",
                      a.mixed_mmas,
                      a.half_step ? fmt::format("; at the half k-step m16n8k4 and m16n8k8, {} of them", a.mixed_half_mmas) : "",
+                     static_cast<double>(a.mixed_mmas) / static_cast<double>(a.row_band_mmas),
                      static_cast<double>(a.mixed_mmas) / static_cast<double>(a.mmas));
   if (have(ceilings)) {
     const TensorCoreBounds b = banded_mixed_bounds(a, ceilings);
     out += fmt::format("  bounds                    its MMAs at the TF32 instruction rates {:.4f} ms{}{}\n", 1e3 * b.mma_s,
-                       in_parentheses(ceilings_origin), without_k4_rate(a, ceilings));
+                       in_parentheses(ceilings_origin), without_k4_rate(a.mixed_half_mmas, ceilings));
   }
   out += fmt::format("  error bound               {:.4g}·2^-24·S; the FP32 rule allows {:.4g}·2^-24·S ({:.3g}×{})\n",
                      a.mixed_error_bound_units, a.allowed_units, a.mixed_fp32_ratio,
@@ -249,8 +262,11 @@ std::string lab08_banded_report_text(int height, int width, int mask_width, cons
 nlohmann::json lab08_banded_report_json(int height, int width, int mask_width, const TensorCoreCeilings& ceilings,
                                         const std::string& origin, const std::string& ceilings_origin) {
   const BandedAnalysis a = analyze_lab08_banded(height, width, mask_width);
-  nlohmann::json j = {{"format", "convlab-analyze-lab08-banded"}, {"version", 1}, {"variant", "banded_tf32x3"},
+  nlohmann::json j = {{"format", "convlab-analyze-lab08-banded"}, {"version", 2}, {"variant", "banded_tf32x3"},
                       {"height", height}, {"width", width}, {"mask_width", mask_width}, {"origin", origin},
+                      {"layout", a.patches ? "patches" : "rows"}, {"patch_pairs", a.patch_pairs},
+                      {"patch_groups", a.patch_groups}, {"patch_useful_fraction", a.patch_useful_fraction},
+                      {"row_band_mmas", a.row_band_mmas}, {"row_band_half_mmas", a.row_band_half_mmas},
                       {"band_steps", a.band_steps}, {"half_step", a.half_step}, {"band_depth", a.band_depth},
                       {"useful_fraction", a.useful_fraction}, {"whole_steps_fraction", a.whole_steps_fraction},
                       {"blocks", a.blocks}, {"mmas", a.mmas}, {"half_mmas", a.half_mmas}, {"mma_flops", a.mma_flops},
