@@ -92,7 +92,7 @@ TEST_CASE("lab08 banded analysis: the useful fraction is K over the band's depth
 }
 
 TEST_CASE("lab08 banded analysis: at K = 13 a third of the row band's MMAs are m16n8k4, with half the flops, and "
-          "step 4's bound times them at their own measured rate; step 3's patches have none",
+          "step 4's bound times them at their own measured rate, and step 3's patches have none",
           "[analysis][lab08][banded]") {
   // 8192 blocks · 8 warps · 2 phases · 4 tiles · 13 mask rows = 6,815,744 (tile, mask row)s, each 3
   // k-steps of 3 MMAs in 3xTF32 (ncu counted 61,341,696 on an H200: results/bench/nvidia-h200/lab08.md),

@@ -351,7 +351,7 @@ static_assert(band_tile_pitch(2) % 32 == 12 && band_tile_pitch(3) % 32 == 20, "l
 inline constexpr int kPatchMinMask = 10;
 inline constexpr int kPatchWarpStrips = 4;  ///< 4-column MMA tiles (strips) across a warp
 inline constexpr int kPatchWarps = 8;       ///< warps across a block, one down
-inline constexpr int kPatchThreads = 32 * kPatchWarps;
+inline constexpr int kPatchThreads = 32 * kPatchWarps;  ///< threads per block
 inline constexpr int kPatchTileRows = kBandPhases * kMmaM * 2;                 ///< a block's output rows: 16 patches of 2 rows, 2 phases
 inline constexpr int kPatchTileCols = kPatchWarps * kPatchWarpStrips * 4;      ///< and columns
 static_assert(kPatchTileRows == kBandTileRows && kPatchTileCols == kBandTileCols, "the row band's blocks: the same grid");
